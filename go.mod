@@ -1,0 +1,8 @@
+module mcpwire
+
+go 1.26
+
+require (
+	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
+)

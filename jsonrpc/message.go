@@ -1,0 +1,424 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// MaxIDLen is the longest ID, in bytes of its JSON form, that is accepted.
+const MaxIDLen = 256
+
+// An ID identifies a request. It holds the JSON token exactly as it was sent
+// (an integer or a string); the zero ID is absent (a notification) or null.
+// IDs are comparable and may be used as map keys.
+type ID struct {
+	raw string
+}
+
+// Int64ID returns the integer ID n.
+func Int64ID(n int64) ID { return ID{raw: strconv.FormatInt(n, 10)} }
+
+// StringID returns the string ID s.
+func StringID(s string) ID {
+	b, _ := marshalNoEscape(s)
+	return ID{raw: string(b)}
+}
+
+// IsValid reports whether the ID is present (not absent or null).
+func (id ID) IsValid() bool { return id.raw != "" }
+
+// Raw returns the ID's JSON token exactly as sent.
+func (id ID) Raw() string { return id.raw }
+
+// String returns the ID for people: the integer or the quoted string.
+func (id ID) String() string {
+	if id.raw == "" {
+		return "null"
+	}
+	return id.raw
+}
+
+// MarshalJSON returns the ID's token, or null.
+func (id ID) MarshalJSON() ([]byte, error) {
+	if id.raw == "" {
+		return []byte("null"), nil
+	}
+	return []byte(id.raw), nil
+}
+
+// UnmarshalJSON accepts an integer, a string or null, as parseID does.
+func (id *ID) UnmarshalJSON(b []byte) error {
+	v, err := parseID(b)
+	if err != nil {
+		return err
+	}
+	*id = v
+	return nil
+}
+
+// parseID checks a JSON token (already known to be valid JSON) as an ID.
+func parseID(tok []byte) (ID, error) {
+	tok = bytes.TrimSpace(tok)
+	if len(tok) == 0 || string(tok) == "null" {
+		return ID{}, nil
+	}
+	if len(tok) > MaxIDLen {
+		return ID{}, fmt.Errorf("id is %d bytes, more than %d", len(tok), MaxIDLen)
+	}
+	switch c := tok[0]; {
+	case c == '"':
+		return ID{raw: string(tok)}, nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		if bytes.ContainsAny(tok, ".eE") {
+			return ID{}, fmt.Errorf("id %s is not an integer", tok)
+		}
+		return ID{raw: string(tok)}, nil
+	default:
+		return ID{}, errors.New("id is neither an integer nor a string")
+	}
+}
+
+// A Message is a [*Request] or a [*Response]; the set is closed.
+type Message interface {
+	isMessage()
+}
+
+// A Request is a call (with an ID) or a notification (without one).
+type Request struct {
+	ID     ID
+	Method string
+	Params json.RawMessage // an object or an array, or nil
+}
+
+// IsNotification reports whether the request expects no response.
+func (r *Request) IsNotification() bool { return !r.ID.IsValid() }
+
+// A Response answers a request: Result or Error, never both.
+type Response struct {
+	ID     ID
+	Result json.RawMessage
+	Error  *Error
+}
+
+func (*Request) isMessage()  {}
+func (*Response) isMessage() {}
+
+// NewRequest returns a request whose params are params marshaled to JSON
+// (without HTML escaping). A nil params leaves Params empty.
+func NewRequest(id ID, method string, params any) (*Request, error) {
+	raw, err := MarshalParams(params)
+	if err != nil {
+		return nil, err
+	}
+	return &Request{ID: id, Method: method, Params: raw}, nil
+}
+
+// NewResponse returns a response carrying result, or err when err is not
+// nil. An err that is not an *Error becomes an internal error.
+func NewResponse(id ID, result any, err error) (*Response, error) {
+	if err != nil {
+		var je *Error
+		if !errors.As(err, &je) {
+			je = &Error{Code: CodeInternalError, Message: err.Error()}
+		}
+		return &Response{ID: id, Error: je}, nil
+	}
+	raw, merr := MarshalParams(result)
+	if merr != nil {
+		return nil, merr
+	}
+	if raw == nil {
+		raw = json.RawMessage("{}")
+	}
+	return &Response{ID: id, Result: raw}, nil
+}
+
+// MarshalParams marshals v without HTML escaping. It returns nil for a nil
+// v, and v itself for a json.RawMessage.
+func MarshalParams(v any) (json.RawMessage, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return v, nil
+	}
+	return marshalNoEscape(v)
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	b := buf.Bytes()
+	return b[:len(b)-1], nil // Encode appends a newline
+}
+
+// EncodeMessage returns the JSON form of msg, with no trailing newline.
+func EncodeMessage(msg Message) ([]byte, error) {
+	return AppendMessage(nil, msg)
+}
+
+// AppendMessage appends the JSON form of msg to dst.
+func AppendMessage(dst []byte, msg Message) ([]byte, error) {
+	dst = append(dst, `{"jsonrpc":"2.0"`...)
+	switch m := msg.(type) {
+	case *Request:
+		if m.ID.IsValid() {
+			dst = append(dst, `,"id":`...)
+			dst = append(dst, m.ID.raw...)
+		}
+		name, err := marshalNoEscape(m.Method)
+		if err != nil {
+			return nil, err
+		}
+		dst = append(dst, `,"method":`...)
+		dst = append(dst, name...)
+		if len(m.Params) > 0 {
+			dst = append(dst, `,"params":`...)
+			dst = append(dst, m.Params...)
+		}
+	case *Response:
+		dst = append(dst, `,"id":`...)
+		if m.ID.IsValid() {
+			dst = append(dst, m.ID.raw...)
+		} else {
+			dst = append(dst, "null"...)
+		}
+		if m.Error != nil {
+			e, err := marshalNoEscape(m.Error)
+			if err != nil {
+				return nil, err
+			}
+			dst = append(dst, `,"error":`...)
+			dst = append(dst, e...)
+		} else {
+			dst = append(dst, `,"result":`...)
+			if len(m.Result) == 0 {
+				dst = append(dst, "null"...)
+			} else {
+				dst = append(dst, m.Result...)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("jsonrpc: cannot encode %T", msg)
+	}
+	return append(dst, '}'), nil
+}
+
+// A DecodeError says why bytes from the peer are not a JSON-RPC message.
+// ID is set when the message had a usable request ID, so that an error
+// response can be sent.
+type DecodeError struct {
+	ID     ID
+	Code   int64 // CodeParseError or CodeInvalidRequest
+	Reason string
+}
+
+func (e *DecodeError) Error() string { return "jsonrpc: " + e.Reason }
+
+// DecodeMessage decodes one message, or a batch of them (a JSON array).
+// The messages' raw members (Params, Result, Error.Data) alias data.
+func DecodeMessage(data []byte) ([]Message, error) {
+	if !json.Valid(data) {
+		return nil, &DecodeError{Code: CodeParseError, Reason: "not valid JSON"}
+	}
+	i := skipSpace(data, 0)
+	if data[i] == '[' {
+		var out []Message
+		i = skipSpace(data, i+1)
+		if data[i] == ']' {
+			return nil, &DecodeError{Code: CodeInvalidRequest, Reason: "empty batch"}
+		}
+		for {
+			end := skipValue(data, i)
+			m, err := decodeObject(data[i:end])
+			if err != nil {
+				return out, err
+			}
+			out = append(out, m)
+			i = skipSpace(data, end)
+			if data[i] == ']' {
+				return out, nil
+			}
+			i = skipSpace(data, i+1) // ','
+		}
+	}
+	m, err := decodeObject(data[i:])
+	if err != nil {
+		return nil, err
+	}
+	return []Message{m}, nil
+}
+
+// decodeObject decodes one message object from valid JSON.
+func decodeObject(data []byte) (Message, error) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '{' {
+		return nil, &DecodeError{Code: CodeInvalidRequest, Reason: "message is not a JSON object"}
+	}
+	var version, id, method, params, result, errv []byte
+	seen := map[string]bool{}
+	i := skipSpace(data, 1)
+	for data[i] != '}' {
+		kend := skipValue(data, i)
+		var key string
+		if err := json.Unmarshal(data[i:kend], &key); err != nil {
+			return nil, &DecodeError{Code: CodeInvalidRequest, Reason: "bad member name"}
+		}
+		i = skipSpace(data, kend)
+		i = skipSpace(data, i+1) // ':'
+		vend := skipValue(data, i)
+		val := data[i:vend]
+		switch key {
+		case "jsonrpc", "id", "method", "params", "result", "error":
+			if seen[key] {
+				return nil, &DecodeError{Code: CodeInvalidRequest, Reason: fmt.Sprintf("member %q given twice", key)}
+			}
+			seen[key] = true
+		}
+		switch key {
+		case "jsonrpc":
+			version = val
+		case "id":
+			id = val
+		case "method":
+			method = val
+		case "params":
+			params = val
+		case "result":
+			result = val
+		case "error":
+			errv = val
+		}
+		i = skipSpace(data, vend)
+		if data[i] == ',' {
+			i = skipSpace(data, i+1)
+		}
+	}
+	var msgID ID
+	var idErr error
+	if id != nil {
+		msgID, idErr = parseID(id)
+	}
+	bad := func(reason string) error {
+		return &DecodeError{ID: msgID, Code: CodeInvalidRequest, Reason: reason}
+	}
+	if idErr != nil {
+		return nil, &DecodeError{Code: CodeInvalidRequest, Reason: idErr.Error()}
+	}
+	if string(version) != `"2.0"` {
+		return nil, bad(`"jsonrpc" must be "2.0"`)
+	}
+	if method != nil {
+		if result != nil || errv != nil {
+			return nil, bad("a request has no result or error")
+		}
+		var name string
+		if method[0] != '"' || json.Unmarshal(method, &name) != nil {
+			return nil, bad(`"method" must be a string`)
+		}
+		if id != nil && !msgID.IsValid() {
+			return nil, bad("request id must not be null")
+		}
+		if params != nil && params[0] != '{' && params[0] != '[' {
+			if string(params) != "null" {
+				return nil, bad(`"params" must be an object or an array`)
+			}
+			params = nil
+		}
+		return &Request{ID: msgID, Method: name, Params: params}, nil
+	}
+	if id == nil {
+		return nil, bad(`a message needs "method" or "id"`)
+	}
+	if (result == nil) == (errv == nil) {
+		return nil, bad(`a response has exactly one of "result" and "error"`)
+	}
+	resp := &Response{ID: msgID, Result: result}
+	if errv != nil {
+		var e struct {
+			Code    *int64          `json:"code"`
+			Message *string         `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		}
+		if errv[0] != '{' || json.Unmarshal(errv, &e) != nil || e.Code == nil || e.Message == nil {
+			return nil, bad(`"error" must be an object with an integer "code" and a string "message"`)
+		}
+		resp.Error = &Error{Code: *e.Code, Message: *e.Message, Data: e.Data}
+	} else if !msgID.IsValid() {
+		return nil, bad("a result needs an id")
+	}
+	return resp, nil
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value starting at data[i]; data is
+// known to be valid JSON.
+func skipValue(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for i < len(data) {
+			switch data[i] {
+			case '"':
+				i = skipString(data, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	default:
+		for i < len(data) {
+			switch data[i] {
+			case ',', '}', ']', ' ', '\t', '\r', '\n':
+				return i
+			}
+			i++
+		}
+		return i
+	}
+}
+
+// skipString returns the index just past the string starting at data[i].
+func skipString(data []byte, i int) int {
+	i++
+	for i < len(data) {
+		j := bytes.IndexAny(data[i:], "\"\\")
+		if j < 0 {
+			return len(data)
+		}
+		i += j
+		if data[i] == '\\' {
+			i += 2
+			continue
+		}
+		return i + 1
+	}
+	return i
+}

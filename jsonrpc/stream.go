@@ -1,0 +1,129 @@
+package jsonrpc
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"sync"
+)
+
+// NewLineStream returns a [Stream] of newline-delimited messages over rwc:
+// one message (or batch) a line, with no limit on a line's length. Blank
+// lines are skipped. Close closes rwc.
+func NewLineStream(r io.Reader, w io.Writer, closer io.Closer) Stream {
+	return &lineStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: closer}
+}
+
+type lineStream struct {
+	r      *bufio.Reader
+	queue  []Message // the rest of a batch
+	wmu    sync.Mutex
+	w      io.Writer
+	wbuf   []byte
+	closer io.Closer
+	once   sync.Once
+}
+
+var _ Stream = (*lineStream)(nil)
+
+func (s *lineStream) Read(ctx context.Context) (Message, error) {
+	for {
+		if len(s.queue) > 0 {
+			m := s.queue[0]
+			s.queue = s.queue[1:]
+			return m, nil
+		}
+		line, err := ReadLine(s.r)
+		if len(line) == 0 {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		msgs, derr := DecodeMessage(line)
+		if derr != nil {
+			var de *DecodeError
+			if errors.As(derr, &de) && len(line) > 0 {
+				de.Reason += ": " + quoteStart(line)
+			}
+			s.queue = append(s.queue, msgs...)
+			return nil, derr
+		}
+		s.queue = msgs
+	}
+}
+
+// quoteStart gives the start of a bad line, for diagnostics.
+func quoteStart(line []byte) string {
+	const n = 80
+	if len(line) > n {
+		line = append(line[:n:n], "…"...)
+	}
+	out := make([]rune, 0, len(line))
+	for _, r := range string(line) {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			r = '?'
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}
+
+// ReadLine reads one line, without its line end ("\n" or "\r\n"), of any
+// length. Blank lines come back empty. At the end of input it returns the
+// last unterminated line (if any) with io.EOF.
+func ReadLine(r *bufio.Reader) ([]byte, error) {
+	line, err := r.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		buf := append([]byte(nil), line...)
+		for err == bufio.ErrBufferFull {
+			line, err = r.ReadSlice('\n')
+			buf = append(buf, line...)
+		}
+		line = buf
+	} else if err == nil || len(line) > 0 {
+		line = append([]byte(nil), line...)
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	n := len(line)
+	if n > 0 && line[n-1] == '\n' {
+		n--
+		if n > 0 && line[n-1] == '\r' {
+			n--
+		}
+	}
+	line = line[:n]
+	for len(line) > 0 && (line[0] == ' ' || line[0] == '\t' || line[0] == '\r') {
+		line = line[1:]
+	}
+	return line, err
+}
+
+func (s *lineStream) Write(ctx context.Context, msg Message) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	var err error
+	s.wbuf, err = AppendMessage(s.wbuf[:0], msg)
+	if err != nil {
+		return err
+	}
+	s.wbuf = append(s.wbuf, '\n')
+	_, err = s.w.Write(s.wbuf)
+	if cap(s.wbuf) > 1<<20 {
+		s.wbuf = nil // do not pin a huge buffer
+	}
+	return err
+}
+
+func (s *lineStream) Close() error {
+	var err error
+	s.once.Do(func() {
+		if s.closer != nil {
+			err = s.closer.Close()
+		}
+	})
+	return err
+}
