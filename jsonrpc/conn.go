@@ -281,19 +281,20 @@ func IsEOF(err error) bool { return errors.Is(err, io.EOF) || errors.Is(err, io.
 // A limiter is a token bucket: rate tokens a second, burst of rate.
 type limiter struct {
 	mu     sync.Mutex
+	now    func() time.Time
 	rate   float64
 	tokens float64
 	last   time.Time
 }
 
 func newLimiter(rate int) *limiter {
-	return &limiter{rate: float64(rate), tokens: float64(rate), last: time.Now()}
+	return &limiter{now: time.Now, rate: float64(rate), tokens: float64(rate), last: time.Now()}
 }
 
 // wait takes a token, waiting for one if none is left.
 func (l *limiter) wait(ctx context.Context) error {
 	l.mu.Lock()
-	now := time.Now()
+	now := l.now()
 	l.tokens += now.Sub(l.last).Seconds() * l.rate
 	if l.tokens > l.rate {
 		l.tokens = l.rate
