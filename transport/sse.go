@@ -1,0 +1,221 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"iter"
+	"strconv"
+	"time"
+)
+
+// An Event is one dispatched server-sent event, as the WHATWG event-stream
+// format defines it (https://html.spec.whatwg.org/multipage/server-sent-events.html).
+type Event struct {
+	// ID is the stream's last event ID as of this event: set by the event's
+	// own id field, or kept from an earlier event.
+	ID string
+	// HasID reports whether this event had an id field of its own.
+	HasID bool
+	// Type is the event field; empty means "message".
+	Type string
+	// Data is the data fields joined by "\n".
+	Data string
+	// Retry is the reconnection time from this event's retry field, or 0
+	// when it had none.
+	Retry time.Duration
+}
+
+// maxRetryMillis bounds a retry field; larger values are ignored.
+const maxRetryMillis = int64(1<<63-1) / int64(time.Millisecond)
+
+// scanEvents yields the events of an event stream. A read error other than
+// io.EOF is yielded once, last. An event cut off by the end of the input is
+// not dispatched.
+func scanEvents(r io.Reader) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		s := newEventScanner(r)
+		for {
+			ev, err := s.next()
+			if err != nil {
+				if err != io.EOF {
+					yield(Event{}, err)
+				}
+				return
+			}
+			if !yield(Event{ID: ev.id, HasID: ev.hasID, Type: ev.typ, Data: string(ev.data), Retry: ev.retry}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// rawEvent is an event whose data is handed over as bytes: the slice is the
+// caller's from then on (the scanner never writes to it again).
+type rawEvent struct {
+	id    string
+	hasID bool
+	typ   string
+	data  []byte
+	retry time.Duration
+}
+
+// An eventScanner parses an event stream, line by line, with no limit on a
+// line's length. Besides the events it keeps the stream's state: the last
+// event ID and the reconnection time, which persist across events and are
+// set even by blocks that are never dispatched.
+type eventScanner struct {
+	r       *bufio.Reader
+	started bool // the byte-order mark was looked for
+	skipLF  bool // the last line ended with CR: a following LF belongs to it
+	line    []byte
+
+	// the event being built
+	data    []byte
+	nData   int
+	typ     string
+	hasID   bool
+	evRetry time.Duration
+
+	lastID   string        // the last event ID buffer
+	retry    time.Duration // the reconnection time
+	retrySet bool          // a retry field came
+}
+
+func newEventScanner(r io.Reader) *eventScanner {
+	return &eventScanner{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// LastID returns the stream's last event ID ("" when none).
+func (s *eventScanner) LastID() string { return s.lastID }
+
+// Retry returns the stream's reconnection time, and whether a retry field
+// set it.
+func (s *eventScanner) Retry() (time.Duration, bool) { return s.retry, s.retrySet }
+
+// readLine returns the next line without its end (CR, LF or CRLF). The
+// slice is valid until the next call. At the end of the input an
+// unterminated line is dropped and io.EOF returned.
+func (s *eventScanner) readLine() ([]byte, error) {
+	if !s.started {
+		s.started = true
+		if b, _ := s.r.Peek(3); len(b) == 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+			s.r.Discard(3)
+		}
+	}
+	s.line = s.line[:0]
+	for {
+		if _, err := s.r.Peek(1); err != nil {
+			return nil, err
+		}
+		buf, _ := s.r.Peek(s.r.Buffered())
+		if s.skipLF {
+			s.skipLF = false
+			if buf[0] == '\n' {
+				s.r.Discard(1)
+				continue
+			}
+		}
+		i := bytes.IndexByte(buf, '\n')
+		var j int
+		if i >= 0 {
+			j = bytes.IndexByte(buf[:i], '\r')
+		} else {
+			j = bytes.IndexByte(buf, '\r')
+		}
+		if j >= 0 {
+			i = j
+		}
+		if i >= 0 {
+			s.line = append(s.line, buf[:i]...)
+			s.skipLF = buf[i] == '\r'
+			s.r.Discard(i + 1)
+			return s.line, nil
+		}
+		s.line = append(s.line, buf...)
+		s.r.Discard(len(buf))
+	}
+}
+
+// next returns the next dispatched event, or io.EOF at the end.
+func (s *eventScanner) next() (rawEvent, error) {
+	for {
+		line, err := s.readLine()
+		if err != nil {
+			return rawEvent{}, err
+		}
+		if len(line) == 0 {
+			if s.nData > 0 {
+				ev := rawEvent{id: s.lastID, hasID: s.hasID, typ: s.typ, data: s.data, retry: s.evRetry}
+				s.data = nil // handed over
+				s.reset()
+				return ev, nil
+			}
+			s.reset()
+			continue
+		}
+		if line[0] == ':' {
+			continue // a comment
+		}
+		name, value := line, line[len(line):]
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			name, value = line[:i], line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		switch string(name) {
+		case "event":
+			s.typ = string(value)
+		case "data":
+			if s.nData == 0 && len(value) > 4<<10 {
+				// A big line: take it over instead of copying it.
+				s.data = value
+				s.line = nil
+			} else {
+				if s.nData > 0 {
+					s.data = append(s.data, '\n')
+				}
+				s.data = append(s.data, value...)
+			}
+			s.nData++
+		case "id":
+			if bytes.IndexByte(value, 0) < 0 {
+				s.lastID = string(value)
+				s.hasID = true
+			}
+		case "retry":
+			if ms, ok := parseDigits(value); ok {
+				s.retry = time.Duration(ms) * time.Millisecond
+				s.retrySet = true
+				s.evRetry = s.retry
+			}
+		}
+	}
+}
+
+func (s *eventScanner) reset() {
+	s.data = s.data[:0]
+	s.nData = 0
+	s.typ = ""
+	s.hasID = false
+	s.evRetry = 0
+}
+
+// parseDigits parses a non-empty string of ASCII digits that fits a
+// retry value.
+func parseDigits(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil || n > maxRetryMillis {
+		return 0, false
+	}
+	return n, true
+}
