@@ -1,0 +1,104 @@
+package protocol
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"mcpwire/jsonrpc"
+)
+
+// A VersionError reports an initialize answer naming a protocol version
+// this package does not speak.
+type VersionError struct {
+	Asked    string // the version the client asked for
+	Answered string // the version the server answered
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("server answered protocol version %q (asked for %s); mcpwire speaks %s",
+		e.Answered, e.Asked, strings.Join(supportedVersions[:], ", "))
+}
+
+// A CapabilityError reports a request the server did not declare support
+// for; it is returned before anything is sent.
+type CapabilityError struct {
+	Method     string // e.g. "resources/list"
+	Capability string // e.g. "resources", "resources.subscribe"
+}
+
+func (e *CapabilityError) Error() string {
+	return fmt.Sprintf("%s: server did not declare the %s capability", e.Method, e.Capability)
+}
+
+// A TimeoutError reports a request that got no answer within the
+// session's timeout. errors.Is(err, context.DeadlineExceeded) is true.
+type TimeoutError struct {
+	Method  string
+	Timeout time.Duration // how long the request waited
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s: no answer within %s", e.Method, e.Timeout)
+}
+
+// Is makes a TimeoutError match context.DeadlineExceeded.
+func (e *TimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// A MethodError is the failure of one request: a server error (an
+// *jsonrpc.Error, found by errors.As), the connection's end, or the
+// caller's context.
+type MethodError struct {
+	Method string
+	Err    error
+}
+
+func (e *MethodError) Error() string {
+	var je *jsonrpc.Error
+	switch {
+	case errors.As(e.Err, &je):
+		return fmt.Sprintf("%s: %s", e.Method, je.Message)
+	case e.Err == io.EOF:
+		return e.Method + ": server closed the connection"
+	}
+	return fmt.Sprintf("%s: %v", e.Method, e.Err)
+}
+
+func (e *MethodError) Unwrap() error { return e.Err }
+
+// A ResultError reports an answer that is not the result the method
+// expects.
+type ResultError struct {
+	Method string
+	Err    error // from decoding
+}
+
+func (e *ResultError) Error() string {
+	return fmt.Sprintf("%s: bad result from server: %v", e.Method, e.Err)
+}
+
+func (e *ResultError) Unwrap() error { return e.Err }
+
+// A CursorLoopError reports a listing whose nextCursor repeats a cursor
+// already used in the same listing.
+type CursorLoopError struct {
+	Method string
+	Cursor string
+	Page   int // the page that returned the repeated cursor, from 1
+}
+
+func (e *CursorLoopError) Error() string {
+	return fmt.Sprintf("%s: page %d repeats cursor %s: the server's pagination loops", e.Method, e.Page, quoteShort(e.Cursor))
+}
+
+// quoteShort quotes s for an error, cut to a readable length.
+func quoteShort(s string) string {
+	const n = 64
+	if len(s) > n {
+		return fmt.Sprintf("%q…", s[:n])
+	}
+	return fmt.Sprintf("%q", s)
+}

@@ -1,0 +1,69 @@
+package protocol
+
+import (
+	"encoding/json"
+
+	"mcpwire/jsonrpc"
+)
+
+// notify delivers one server notification; it runs on the reader
+// goroutine.
+func (s *Session) notify(req *jsonrpc.Request) {
+	o := &s.opts
+	if o.OnNotification != nil {
+		o.OnNotification(req.Method, req.Params)
+	}
+	switch req.Method {
+	case "notifications/tools/list_changed":
+		if o.OnToolsChanged != nil {
+			o.OnToolsChanged()
+		}
+	case "notifications/resources/list_changed":
+		if o.OnResourcesChanged != nil {
+			o.OnResourcesChanged()
+		}
+	case "notifications/prompts/list_changed":
+		if o.OnPromptsChanged != nil {
+			o.OnPromptsChanged()
+		}
+	case "notifications/resources/updated":
+		var p struct {
+			URI string `json:"uri"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil && o.OnResourceUpdated != nil {
+			o.OnResourceUpdated(p.URI)
+		}
+	case "notifications/progress":
+		var p ProgressParams
+		if json.Unmarshal(req.Params, &p) != nil {
+			return // malformed: ignored
+		}
+		if e := s.progressFor(p.ProgressToken); e != nil {
+			e.extend()
+			e.fn(p)
+		}
+		if o.OnProgress != nil {
+			o.OnProgress(p)
+		}
+	case "notifications/message":
+		var p LogParams
+		if json.Unmarshal(req.Params, &p) == nil && o.OnLog != nil {
+			o.OnLog(p)
+		}
+	case "notifications/cancelled":
+		// The server gave up one of its requests; the answer we may still
+		// send is harmless, so there is nothing to do.
+	}
+}
+
+// progressFor finds the call that asked for progress with token (our
+// tokens are strings).
+func (s *Session) progressFor(token json.RawMessage) *progressEntry {
+	var t string
+	if json.Unmarshal(token, &t) != nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.progress[t]
+}
