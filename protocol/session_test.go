@@ -65,7 +65,7 @@ type versionStream struct {
 }
 
 func (s *versionStream) SetProtocolVersion(v string) { s.mu.Lock(); s.v = v; s.mu.Unlock() }
-func (s *versionStream) version() string            { s.mu.Lock(); defer s.mu.Unlock(); return s.v }
+func (s *versionStream) version() string             { s.mu.Lock(); defer s.mu.Unlock(); return s.v }
 
 func TestVersionRefused(t *testing.T) {
 	f := newFake(t, func(f *fakeServer, m *wire) (any, error) {

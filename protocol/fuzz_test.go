@@ -1,0 +1,65 @@
+package protocol
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// FuzzDecodeResults decodes a tools/call result and a tools/list page,
+// then checks that encoding and decoding again gives the same values.
+func FuzzDecodeResults(f *testing.F) {
+	for _, seed := range []string{
+		`{"content":[{"type":"text","text":"hi"}]}`,
+		`{"content":[{"type":"image","data":"iVBO","mimeType":"image/png","annotations":{"audience":["user"],"priority":0.5}}],"isError":true}`,
+		`{"content":[{"type":"resource_link","uri":"file:///r","name":"r","size":5,"icons":[{"src":"data:,","sizes":["any"]}]},{"type":"resource","resource":{"uri":"file:///e","blob":"AA=="}}],"structuredContent":{"a":[1,2]},"_meta":{"k":"v"}}`,
+		`{"tools":[{"name":"t","title":"T","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"x":{"type":"number"}}},"annotations":{"readOnlyHint":true,"title":"x"},"execution":{"taskSupport":"optional"}}],"nextCursor":"c2"}`,
+		`{"tools":[null,{"name":""}]}`,
+		`{}`, `null`, `[]`, `{"content":null,"isError":false}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var r1 CallToolResult
+		if json.Unmarshal(data, &r1) == nil {
+			b, err := json.Marshal(&r1)
+			if err != nil {
+				t.Fatalf("encoding %+v: %v", r1, err)
+			}
+			var r2 CallToolResult
+			if err := json.Unmarshal(b, &r2); err != nil {
+				t.Fatalf("decoding %s: %v", b, err)
+			}
+			if !reflect.DeepEqual(normResult(r1), normResult(r2)) {
+				t.Fatalf("round trip changed %s into %s", data, b)
+			}
+		}
+		type page struct {
+			Tools      []*Tool `json:"tools"`
+			NextCursor *string `json:"nextCursor,omitempty"`
+		}
+		var p1 page
+		if json.Unmarshal(data, &p1) == nil {
+			b, err := json.Marshal(&p1)
+			if err != nil {
+				t.Fatalf("encoding tools: %v", err)
+			}
+			var p2 page
+			if err := json.Unmarshal(b, &p2); err != nil {
+				t.Fatalf("decoding %s: %v", b, err)
+			}
+			b2, _ := json.Marshal(&p2)
+			if string(b) != string(b2) {
+				t.Fatalf("tools round trip: %s then %s", b, b2)
+			}
+		}
+		// The output check must not panic on anything.
+		CheckOutput(data, data)
+	})
+}
+
+// normResult makes raw members comparable: compacted, absent when null.
+func normResult(r CallToolResult) string {
+	b, _ := json.Marshal(&r)
+	return string(b)
+}
