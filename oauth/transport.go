@@ -1,0 +1,362 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A Transport adds "Authorization: Bearer" to requests for the resource its
+// token was issued for and passes every other request through untouched.
+// It refreshes the token before expiry (through Source) and once after a
+// 401. A 401 that a refresh cannot cure becomes a *LoginRequiredError; a
+// 403 insufficient_scope becomes a *StepUpError.
+type Transport struct {
+	Base     http.RoundTripper // nil = http.DefaultTransport
+	Source   TokenSource
+	Resource string // the resource the tokens are for (RFC 8707)
+}
+
+var _ http.RoundTripper = (*Transport)(nil)
+
+func (t *Transport) base() http.RoundTripper {
+	if t.Base != nil {
+		return t.Base
+	}
+	return http.DefaultTransport
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.Source == nil || t.Resource == "" || !ResourceCovers(t.Resource, req.URL.String()) {
+		return t.base().RoundTrip(req)
+	}
+	ctx := req.Context()
+	tok, err := t.Source.Token(ctx)
+	if err != nil && !errors.Is(err, ErrLoginRequired) {
+		closeBody(req)
+		return nil, err
+	}
+	// Without a token the request goes out bare: a server may allow it,
+	// and its 401 tells how to log in.
+	resp, err := t.send(req, tok)
+	if err != nil {
+		return nil, err
+	}
+	switch resp.StatusCode {
+	case http.StatusUnauthorized:
+		chs, _ := ParseChallenges(resp.Header.Values("WWW-Authenticate"))
+		if tok == nil || (req.Body != nil && req.GetBody == nil) {
+			drain(resp)
+			return nil, &LoginRequiredError{Reason: "the server answered 401", Challenges: chs}
+		}
+		fresh, rerr := t.Source.Refresh(ctx, tok)
+		if rerr != nil {
+			drain(resp)
+			if errors.Is(rerr, ErrLoginRequired) {
+				return nil, &LoginRequiredError{Reason: "the server rejected the token", Challenges: chs, Err: errors.Unwrap(rerr)}
+			}
+			return nil, rerr
+		}
+		drain(resp)
+		r2, err := rewind(req)
+		if err != nil {
+			return nil, err
+		}
+		resp, err = t.send(r2, fresh)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode == http.StatusUnauthorized {
+			chs, _ := ParseChallenges(resp.Header.Values("WWW-Authenticate"))
+			drain(resp)
+			return nil, &LoginRequiredError{Reason: "the server rejected a fresh token", Challenges: chs}
+		}
+		tok = fresh
+		if resp.StatusCode != http.StatusForbidden {
+			return resp, nil
+		}
+		fallthrough
+	case http.StatusForbidden:
+		chs, _ := ParseChallenges(resp.Header.Values("WWW-Authenticate"))
+		if c, ok := Bearer(chs); ok && c.ErrorCode() == "insufficient_scope" {
+			drain(resp)
+			return nil, &StepUpError{Scopes: UnionScopes(tok.Scopes(), c.Scopes()), Required: c.Scopes(), Challenge: c}
+		}
+	}
+	return resp, nil
+}
+
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+}
+
+// send clones req, sets the bearer token (if any) and sends it.
+func (t *Transport) send(req *http.Request, tok *Token) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	if tok != nil {
+		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	}
+	return t.base().RoundTrip(r)
+}
+
+func rewind(req *http.Request) (*http.Request, error) {
+	r := req.Clone(req.Context())
+	if req.Body != nil && req.Body != http.NoBody {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, fmt.Errorf("retrying request: %v", err)
+		}
+		r.Body = body
+	}
+	return r, nil
+}
+
+// A StoreSource is a TokenSource backed by a token file: it hands out the
+// stored token, refreshes it with the refresh token (keeping a rotated one)
+// and saves the result.
+type StoreSource struct {
+	Client     *http.Client // nil = a default client
+	Store      *Store       // nil = keep in memory only
+	ServerName string
+	Now        func() time.Time // nil = time.Now
+	Skew       time.Duration    // 0 = DefaultExpirySkew
+
+	mu  sync.Mutex
+	rec *Record
+}
+
+// NewStoreSource returns a source for rec (typically from Store.Load).
+func NewStoreSource(client *http.Client, store *Store, server string, rec *Record) *StoreSource {
+	return &StoreSource{Client: client, Store: store, ServerName: server, rec: rec}
+}
+
+var _ TokenSource = (*StoreSource)(nil)
+
+func (s *StoreSource) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *StoreSource) skew() time.Duration {
+	if s.Skew > 0 {
+		return s.Skew
+	}
+	return DefaultExpirySkew
+}
+
+// Record returns a copy of the current record.
+func (s *StoreSource) Record() *Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rec == nil {
+		return nil
+	}
+	r := *s.rec
+	if r.Token != nil {
+		t := *r.Token
+		r.Token = &t
+	}
+	return &r
+}
+
+// Token implements TokenSource.
+func (s *StoreSource) Token(ctx context.Context) (*Token, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rec == nil || s.rec.Token == nil {
+		return nil, &LoginRequiredError{Reason: "no token"}
+	}
+	if s.rec.Token.Valid(s.now(), s.skew()) {
+		t := *s.rec.Token
+		return &t, nil
+	}
+	return s.refreshLocked(ctx)
+}
+
+// Refresh implements TokenSource.
+func (s *StoreSource) Refresh(ctx context.Context, stale *Token) (*Token, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rec == nil || s.rec.Token == nil {
+		return nil, &LoginRequiredError{Reason: "no token"}
+	}
+	if stale != nil && s.rec.Token.AccessToken != stale.AccessToken && s.rec.Token.Valid(s.now(), 0) {
+		t := *s.rec.Token
+		return &t, nil // refreshed meanwhile
+	}
+	return s.refreshLocked(ctx)
+}
+
+func (s *StoreSource) refreshLocked(ctx context.Context) (*Token, error) {
+	rec := s.rec
+	if rec.Token.RefreshToken == "" {
+		return nil, &LoginRequiredError{Reason: "the token expired and there is no refresh token"}
+	}
+	if rec.TokenEndpoint == "" || rec.Client == nil {
+		return nil, &LoginRequiredError{Reason: "the token file lacks the token endpoint or client"}
+	}
+	form := url.Values{}
+	form.Set("grant_type", "refresh_token")
+	form.Set("refresh_token", rec.Token.RefreshToken)
+	if rec.Resource != "" {
+		form.Set("resource", rec.Resource)
+	}
+	now := s.now()
+	tok, _, err := postToken(ctx, noRedirectClient(s.Client), rec.TokenEndpoint, form, rec.Client.auth(), now)
+	if err != nil {
+		var te *TokenError
+		if errors.As(err, &te) && (te.Code == "invalid_grant" || te.Code == "invalid_client" || te.Code == "unauthorized_client") {
+			return nil, &LoginRequiredError{Reason: "the refresh token was rejected", Err: te}
+		}
+		return nil, fmt.Errorf("refreshing token: %w", err)
+	}
+	if err := checkBearer(tok); err != nil {
+		return nil, fmt.Errorf("refreshing token: %w", err)
+	}
+	if tok.RefreshToken == "" {
+		tok.RefreshToken = rec.Token.RefreshToken // not rotated: keep it
+	}
+	if tok.Scope == "" {
+		tok.Scope = rec.Token.Scope
+	}
+	nr := *rec
+	nr.Token = tok
+	nr.UpdatedAt = now.UTC()
+	s.rec = &nr
+	if s.Store != nil {
+		if err := s.Store.Save(s.ServerName, &nr); err != nil {
+			return nil, fmt.Errorf("refreshing token: %w", err)
+		}
+	}
+	t := *tok
+	return &t, nil
+}
+
+// DefaultMaxAttempts is the number of authorizations Attempts allows.
+const DefaultMaxAttempts = 3
+
+// Attempts counts authorization attempts for one operation (the first
+// login and every step-up), so that a server that keeps asking for more
+// scope cannot loop forever.
+type Attempts struct {
+	Max int // 0 = DefaultMaxAttempts
+	n   int
+}
+
+// Begin records an attempt; it returns ErrTooManyAttempts once Max
+// attempts were made.
+func (a *Attempts) Begin() error {
+	limit := a.Max
+	if limit <= 0 {
+		limit = DefaultMaxAttempts
+	}
+	if a.n >= limit {
+		return fmt.Errorf("%w (%d)", ErrTooManyAttempts, limit)
+	}
+	a.n++
+	return nil
+}
+
+// Count returns the attempts made.
+func (a *Attempts) Count() int { return a.n }
+
+// WithStepUp runs op. When op fails with a *StepUpError or a
+// LoginRequiredError, it calls authorize with the scopes to request (the
+// union for a step-up, the challenge's scopes for a login; nil when none)
+// and runs op again, making at most attempts.Max authorizations in all.
+func WithStepUp(ctx context.Context, attempts *Attempts, authorize func(ctx context.Context, scopes []string, challenge []Challenge) error, op func(ctx context.Context) error) error {
+	if attempts == nil {
+		attempts = &Attempts{}
+	}
+	held := []string(nil)
+	for {
+		err := op(ctx)
+		var su *StepUpError
+		var lr *LoginRequiredError
+		var scopes []string
+		var chs []Challenge
+		switch {
+		case errors.As(err, &su):
+			held = UnionScopes(held, su.Scopes)
+			scopes, chs = held, []Challenge{su.Challenge}
+		case errors.As(err, &lr):
+			chs = lr.Challenges
+			if c, ok := Bearer(chs); ok {
+				held = UnionScopes(held, c.Scopes())
+			}
+			scopes = held
+		default:
+			return err
+		}
+		if aerr := attempts.Begin(); aerr != nil {
+			return fmt.Errorf("%w: last error: %v", aerr, err)
+		}
+		if err := authorize(ctx, slices.Clone(scopes), chs); err != nil {
+			return err
+		}
+	}
+}
+
+// Revoke revokes the tokens of rec at its revocation endpoint (RFC 7009):
+// the refresh token, then the access token. Without an endpoint it does
+// nothing.
+func Revoke(ctx context.Context, client *http.Client, rec *Record) error {
+	if rec == nil || rec.Token == nil || rec.RevocationEndpoint == "" || rec.Client == nil {
+		return nil
+	}
+	var errs []error
+	for _, p := range [][2]string{{rec.Token.RefreshToken, "refresh_token"}, {rec.Token.AccessToken, "access_token"}} {
+		if p[0] == "" {
+			continue
+		}
+		form := url.Values{}
+		form.Set("token", p[0])
+		form.Set("token_type_hint", p[1])
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, rec.RevocationEndpoint, nil)
+		if err != nil {
+			return fmt.Errorf("revoking token: %v", err)
+		}
+		rec.Client.auth().apply(req, form)
+		body := form.Encode()
+		req.Body = io.NopCloser(strings.NewReader(body))
+		req.ContentLength = int64(len(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := do(client, req)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("revoking %s: %w", p[1], err))
+			continue
+		}
+		if resp.StatusCode != http.StatusOK {
+			errs = append(errs, fmt.Errorf("revoking %s: %w", p[1], endpointError("revoking token", rec.RevocationEndpoint, resp)))
+		}
+		drain(resp)
+	}
+	return errors.Join(errs...)
+}
+
+// Logout revokes the stored tokens of server where the authorization
+// server offers revocation, then deletes the token file. The file is
+// deleted even when revocation fails; that error is returned.
+func Logout(ctx context.Context, client *http.Client, store *Store, server string) error {
+	rec, _, err := store.Load(server)
+	var rerr error
+	if err == nil && rec != nil {
+		rerr = Revoke(ctx, client, rec)
+	}
+	if err := store.Delete(server); err != nil {
+		return err
+	}
+	return rerr
+}
