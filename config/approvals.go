@@ -1,0 +1,343 @@
+package config
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// File names in the home folder used by approvals.
+const (
+	KeyFileName      = "mcp-approval.key"
+	SettingsFileName = "settings.json"
+)
+
+// An ApprovalState is where a server stands with respect to approval.
+type ApprovalState int
+
+const (
+	NeverApproved ApprovalState = iota // no record
+	Approved                           // the record's digest matches the definition
+	Revoked                            // the record is false
+	Changed                            // the definition changed since it was approved
+	InvalidRecord                      // the record is not {"version":1,"digest":"<64 hex>"} or false
+)
+
+// String returns "never approved", "approved", "revoked", "changed" or
+// "invalid record".
+func (st ApprovalState) String() string {
+	switch st {
+	case NeverApproved:
+		return "never approved"
+	case Approved:
+		return "approved"
+	case Revoked:
+		return "revoked"
+	case Changed:
+		return "changed"
+	case InvalidRecord:
+		return "invalid record"
+	}
+	return fmt.Sprintf("ApprovalState(%d)", int(st))
+}
+
+// canonicalDef is the canonical form of a definition that the digest
+// covers. json.Marshal writes struct members in this order and map members
+// sorted, so member order and whitespace in the file do not matter; the
+// parser's defaults are filled in (type, timeout), aliases are resolved,
+// and empty lists and objects are the same as absent ones.
+type canonicalDef struct {
+	Version   int               `json:"v"`
+	Source    string            `json:"source"`
+	Name      string            `json:"name"`
+	Type      string            `json:"type"`
+	Command   string            `json:"command,omitempty"`
+	Args      []string          `json:"args,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	Cwd       string            `json:"cwd,omitempty"`
+	URL       string            `json:"url,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	TimeoutMS int64             `json:"timeout_ms"`
+	OAuth     *OAuth            `json:"oauth,omitempty"`
+}
+
+// Digest returns the hex HMAC-SHA-256, keyed by key, of the canonical form
+// of s's unexpanded definition (transport, command, args in order, env
+// names and values, cwd, url, header names and values, timeout, oauth
+// settings; not enabled, required or the tool filters) with its source
+// path and name.
+func Digest(key []byte, s *Server) string {
+	c := canonicalDef{
+		Version: 1, Source: s.Source, Name: s.Name, Type: s.Type,
+		Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+		URL: s.URL, Headers: s.Headers, TimeoutMS: s.Timeout.Milliseconds(),
+	}
+	if c.TimeoutMS == 0 {
+		c.TimeoutMS = DefaultTimeout.Milliseconds()
+	}
+	if o := s.OAuth; o != nil && (o.ClientID != "" || o.ClientSecret != "" || len(o.Scopes) > 0 || o.AuthorizationServer != "" || o.ClientMetadataURL != "") {
+		c.OAuth = o
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		panic("config: canonical form: " + err.Error()) // strings, maps of strings and ints always marshal
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write(b)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// LoadKey returns the approval key of the home folder,
+// <home>/mcp-approval.key: 32 random bytes, created (0600, the folder 0700)
+// on first use.
+func LoadKey(home string) ([]byte, error) {
+	path := filepath.Join(home, KeyFileName)
+	for range 2 {
+		key, err := os.ReadFile(path)
+		if err == nil {
+			if len(key) != 32 {
+				return nil, fmt.Errorf("reading approval key %s: %d bytes instead of 32; delete the file to make a new key (every approval is then lost)", path, len(key))
+			}
+			return key, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("reading approval key: %v", err)
+		}
+		if err := createKey(home, path); err != nil {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("reading approval key %s: it keeps disappearing", path)
+}
+
+// createKey writes a new key through a temporary file and a hard link, so
+// that a reader never sees half a key and two processes creating it at
+// once agree on one.
+func createKey(home, path string) error {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fmt.Errorf("creating approval key: %v", err)
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return fmt.Errorf("creating approval key: %v", err)
+	}
+	f, err := os.CreateTemp(home, "."+KeyFileName+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("creating approval key: %v", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, werr := f.Write(key)
+	if werr == nil {
+		werr = f.Chmod(0o600)
+	}
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("creating approval key: %v", werr)
+	}
+	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("creating approval key: %v", err)
+	}
+	return nil
+}
+
+// Approvals are the approval records of a home folder, in
+// <home>/settings.json at capabilities.mcp_approvals[<source>][<name>]. It
+// is safe for concurrent use.
+type Approvals struct {
+	mu   sync.Mutex
+	key  []byte
+	path string
+	text []byte // settings.json as last read
+	root *jnode // its tree; nil when missing or empty
+	bad  error  // settings.json could not be read or parsed
+}
+
+// OpenApprovals reads the approval key (creating it on first use) and
+// settings.json of home. When settings.json is unreadable or not JSON it
+// returns a usable *Approvals, whose State is InvalidRecord for every
+// server and whose Approve and Revoke refuse, together with the error.
+func OpenApprovals(home string) (*Approvals, error) {
+	key, err := LoadKey(home)
+	if err != nil {
+		return nil, err
+	}
+	a := &Approvals{key: key, path: filepath.Join(home, SettingsFileName)}
+	_, err = a.reload()
+	return a, err
+}
+
+// reload reads settings.json again; it returns the bytes read.
+func (a *Approvals) reload() ([]byte, error) {
+	a.text, a.root, a.bad = nil, nil, nil
+	data, err := os.ReadFile(a.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		a.bad = fmt.Errorf("reading %s: %v", a.path, err)
+		return nil, a.bad
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return data, nil
+	}
+	root, err := parseJSON(data)
+	if err != nil {
+		fe := &FileError{Path: a.path, Syntax: true, Err: err}
+		var se *jsonSyntaxError
+		if errors.As(err, &se) {
+			fe.Line, fe.Col = lineCol(data, se.offset)
+		}
+		a.bad = fe
+		return nil, fe
+	}
+	if root.kind != '{' {
+		a.bad = &FileError{Path: a.path, Err: fmt.Errorf("the top level must be an object, got %s", root.kindName())}
+		return nil, a.bad
+	}
+	a.text, a.root = data, root
+	return data, nil
+}
+
+// Path returns the path of settings.json.
+func (a *Approvals) Path() string { return a.path }
+
+// Digest returns [Digest] of s with this home folder's key.
+func (a *Approvals) Digest(s *Server) string { return Digest(a.key, s) }
+
+// State returns s's approval state as of the last read of settings.json.
+func (a *Approvals) State(s *Server) ApprovalState {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.bad != nil {
+		return InvalidRecord
+	}
+	n := a.root
+	for _, k := range []string{"capabilities", "mcp_approvals", s.Source, s.Name} {
+		if n == nil {
+			return NeverApproved
+		}
+		if n.kind != '{' {
+			return InvalidRecord
+		}
+		m, count := n.lookup(k)
+		if count == 0 {
+			return NeverApproved
+		}
+		if count > 1 {
+			return InvalidRecord
+		}
+		n = m.val
+	}
+	switch n.kind {
+	case 'f':
+		return Revoked
+	case '{':
+	default:
+		return InvalidRecord
+	}
+	ver, vc := n.lookup("version")
+	dig, dc := n.lookup("digest")
+	if vc != 1 || dc != 1 || ver.val.kind != '0' || dig.val.kind != '"' {
+		return InvalidRecord
+	}
+	var v float64
+	if err := json.Unmarshal(a.recordBytes(ver.val), &v); err != nil || v != 1 {
+		return InvalidRecord
+	}
+	got, err := hex.DecodeString(dig.val.str)
+	if err != nil || len(got) != sha256.Size || hex.EncodeToString(got) != dig.val.str {
+		return InvalidRecord
+	}
+	want, _ := hex.DecodeString(Digest(a.key, s))
+	if hmac.Equal(got, want) {
+		return Approved
+	}
+	return Changed
+}
+
+// recordBytes returns the text of a node of settings.json.
+func (a *Approvals) recordBytes(n *jnode) []byte {
+	return a.text[n.start:n.end]
+}
+
+// Approve records s as approved. It first reads the file s came from again
+// and refuses with a *StaleError when the definition there is no longer
+// the one in s (changed, removed), so that what gets approved is what the
+// user was shown. An invalid definition is refused with its error.
+func (a *Approvals) Approve(s *Server) error {
+	if !s.Valid() {
+		return fmt.Errorf("approving server %q: the definition is invalid: %w", s.Name, s.Err)
+	}
+	data, err := os.ReadFile(s.Source)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &StaleError{Server: s.Name, Source: s.Source, Reason: "removed"}
+	}
+	if err != nil {
+		return fmt.Errorf("approving server %q: reading %s: %v", s.Name, s.Source, err)
+	}
+	pf, err := parseFile(s.Source, s.Scope, data)
+	if err != nil {
+		return fmt.Errorf("approving server %q: %w", s.Name, err)
+	}
+	var fresh *Server
+	for _, f := range pf.servers {
+		if f.Name == s.Name {
+			fresh = f
+		}
+	}
+	if fresh == nil {
+		return &StaleError{Server: s.Name, Source: s.Source, Reason: "removed"}
+	}
+	if !hmac.Equal([]byte(Digest(a.key, fresh)), []byte(Digest(a.key, s))) {
+		return &StaleError{Server: s.Name, Source: s.Source, Reason: "changed"}
+	}
+	if !fresh.Valid() {
+		return fmt.Errorf("approving server %q: the definition is invalid: %w", s.Name, fresh.Err)
+	}
+	rec := fmt.Appendf(nil, `{"version":1,"digest":%q}`, Digest(a.key, s))
+	return a.write(s, rec, "approving")
+}
+
+// Revoke records s as revoked (false): it will not run until approved
+// again, whatever its definition.
+func (a *Approvals) Revoke(s *Server) error {
+	return a.write(s, []byte("false"), "revoking")
+}
+
+// write sets s's record in settings.json to rec, keeping every other key
+// of the file, their order and their layout.
+func (a *Approvals) write(s *Server, rec []byte, op string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	data, err := a.reload()
+	if err != nil {
+		return fmt.Errorf("%s server %q: %w", op, s.Name, err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{\n}\n")
+	}
+	out, err := setPath(data, []string{"capabilities", "mcp_approvals", s.Source, s.Name}, rec)
+	if err != nil {
+		return fmt.Errorf("%s server %q: %s: %v", op, s.Name, a.path, err)
+	}
+	if err := writeFileAtomic(a.path, out); err != nil {
+		return fmt.Errorf("%s server %q: %v", op, s.Name, err)
+	}
+	_, err = a.reload()
+	return err
+}

@@ -1,0 +1,226 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// An Entry is a new server definition for [AddServer]. Empty fields are
+// left out of the file.
+type Entry struct {
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	OAuth   *OAuth            `json:"oauth,omitempty"`
+	Timeout float64           `json:"timeout,omitempty"` // seconds; 0 = the default
+}
+
+// readForEdit reads a server file to edit it. A missing or empty file is
+// an empty object; a file that is not valid JSON is an error (and is never
+// overwritten).
+func readForEdit(path string) ([]byte, *parsedFile, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{\n}\n")
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %v", path, err)
+	}
+	pf, err := parseFile(path, "", data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, pf, nil
+}
+
+// findEntry returns the container object and index of the entry named name.
+func findEntry(path string, pf *parsedFile, name string) (*jnode, int, error) {
+	var cont *jnode
+	idx, count := -1, 0
+	for _, c := range pf.containers {
+		for i, m := range c.members {
+			if m.key == name {
+				cont, idx = c, i
+				count++
+			}
+		}
+	}
+	switch {
+	case count == 0:
+		return nil, 0, fmt.Errorf("%s: server %q: %w", path, name, ErrNotFound)
+	case count > 1:
+		return nil, 0, fmt.Errorf("%s: server %q is defined %d times; edit the file by hand", path, name, count)
+	}
+	return cont, idx, nil
+}
+
+// AddServer adds the server name to the file at path (created 0600, its
+// folder 0700, when missing) as the last entry of its mcpServers (or
+// servers) object, keeping the rest of the file as it is. entry is a
+// json.RawMessage holding an object, or any value that marshals to one (an
+// [Entry], typically). It refuses a name the file already has
+// (ErrNameInUse), an invalid name or entry (the *FieldError), and a file
+// that is not valid JSON. It returns the server as Load would read it from
+// the written file (unexpanded), ready for [Approvals.Approve].
+func AddServer(path, name string, entry any) (*Server, error) {
+	if err := ValidName(name); err != nil {
+		return nil, fmt.Errorf("adding server: %v", err)
+	}
+	path, err := canonicalPath(path)
+	if err != nil {
+		return nil, err
+	}
+	var raw []byte
+	switch e := entry.(type) {
+	case json.RawMessage:
+		raw = e
+	case []byte:
+		raw = e
+	default:
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(entry); err != nil {
+			return nil, fmt.Errorf("adding server %q: %v", name, err)
+		}
+		raw = b.Bytes()
+	}
+	if n, err := parseJSON(raw); err != nil || n.kind != '{' {
+		return nil, fmt.Errorf("adding server %q: the definition must be a JSON object", name)
+	}
+	data, pf, err := readForEdit(path)
+	if err != nil {
+		return nil, fmt.Errorf("adding server %q: %w", name, err)
+	}
+	for _, s := range pf.servers {
+		if s.Name == name {
+			return nil, fmt.Errorf("adding server %q to %s: %w", name, path, ErrNameInUse)
+		}
+	}
+	var out []byte
+	if m, _ := pf.root.lookup("mcpServers"); m != nil {
+		out, err = insertMember(data, m.val, name, raw)
+	} else if m, _ := pf.root.lookup("servers"); m != nil {
+		out, err = insertMember(data, m.val, name, raw)
+	} else {
+		out, err = setPath(data, []string{"mcpServers", name}, raw)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("adding server %q to %s: %v", name, path, err)
+	}
+	after, err := parseFile(path, "", out)
+	if err != nil {
+		return nil, fmt.Errorf("adding server %q to %s: %v", name, path, err)
+	}
+	var added *Server
+	for _, s := range after.servers {
+		if s.Name == name {
+			added = s
+		}
+	}
+	if added == nil {
+		return nil, fmt.Errorf("adding server %q to %s: the entry did not land", name, path)
+	}
+	if !added.Valid() {
+		return nil, fmt.Errorf("adding server %q: %w", name, added.Err)
+	}
+	if err := writeFileAtomic(path, out); err != nil {
+		return nil, fmt.Errorf("adding server %q: %v", name, err)
+	}
+	return added, nil
+}
+
+// RemoveServer removes the server name from the file at path, keeping the
+// rest of the file as it is. It returns an error wrapping ErrNotFound when
+// the file has no such server.
+func RemoveServer(path, name string) error {
+	data, pf, err := readForEdit(path)
+	if err != nil {
+		return fmt.Errorf("removing server %q: %w", name, err)
+	}
+	cont, idx, err := findEntry(path, pf, name)
+	if err != nil {
+		return fmt.Errorf("removing server: %w", err)
+	}
+	if err := writeFileAtomic(path, deleteMember(data, cont, idx)); err != nil {
+		return fmt.Errorf("removing server %q: %v", name, err)
+	}
+	return nil
+}
+
+// SetEnabled enables or disables the server name in the file at path. It
+// sets "disabled" when the entry uses that member and "enabled" has none;
+// otherwise it sets "enabled" and drops "disabled". Nothing else of the
+// file changes, and an unchanged file is not written.
+func SetEnabled(path, name string, enabled bool) error {
+	op := "enabling"
+	if !enabled {
+		op = "disabling"
+	}
+	data, pf, err := readForEdit(path)
+	if err != nil {
+		return fmt.Errorf("%s server %q: %w", op, name, err)
+	}
+	cont, idx, err := findEntry(path, pf, name)
+	if err != nil {
+		return fmt.Errorf("%s server: %w", op, err)
+	}
+	entry := cont.members[idx].val
+	if entry.kind != '{' {
+		return fmt.Errorf("%s server %q: %s: the entry is a %s, not an object", op, name, path, entry.kindName())
+	}
+	_, hasEnabled := entry.lookup("enabled")
+	_, hasDisabled := entry.lookup("disabled")
+	var out []byte
+	if hasDisabled > 0 && hasEnabled == 0 {
+		out, err = setMember(data, entry, "disabled", fmt.Append(nil, !enabled))
+	} else {
+		out, err = setMember(data, entry, "enabled", fmt.Append(nil, enabled))
+		if err == nil && hasDisabled > 0 {
+			out, err = deleteNamed(path, out, name, "disabled")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s server %q: %s: %v", op, name, path, err)
+	}
+	if bytes.Equal(out, data) {
+		return nil
+	}
+	if err := writeFileAtomic(path, out); err != nil {
+		return fmt.Errorf("%s server %q: %v", op, name, err)
+	}
+	return nil
+}
+
+// deleteNamed removes every member key of the entry name in data.
+func deleteNamed(path string, data []byte, name, key string) ([]byte, error) {
+	for {
+		pf, err := parseFile(path, "", data)
+		if err != nil {
+			return nil, err
+		}
+		cont, idx, err := findEntry(path, pf, name)
+		if err != nil {
+			return nil, err
+		}
+		entry := cont.members[idx].val
+		found := false
+		for i, m := range entry.members {
+			if m.key == key {
+				data = deleteMember(data, entry, i)
+				found = true
+				break
+			}
+		}
+		if !found {
+			return data, nil
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package config
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Transport types of a [Server].
+const (
+	TypeStdio = "stdio" // a child process speaking newline-delimited JSON-RPC
+	TypeHTTP  = "http"  // streamable HTTP ("streamable-http" in a file is the same)
+	TypeSSE   = "sse"   // the legacy HTTP+SSE transport of 2024-11-05
+)
+
+// Scopes of a [Server]: the file it was read from.
+const (
+	ScopeUser    = "user"    // <home>/.mcp.json
+	ScopeProject = "project" // ./.mcp.json
+)
+
+// Timeouts of a [Server].
+const (
+	DefaultTimeout = 30 * time.Second
+	MaxTimeout     = 300 * time.Second
+)
+
+// A Server is one entry of a .mcp.json file, as written (unexpanded).
+//
+// An entry whose structure is wrong still gives a Server, with Err set and
+// the fields that could be read filled in; the other entries of its file
+// stay usable.
+type Server struct {
+	Name   string
+	Source string // canonical absolute path of the file that defines it
+	Scope  string // ScopeUser or ScopeProject
+	Line   int    // position of the entry's name in Source (1-based; Col counts bytes)
+	Col    int
+
+	Type    string // TypeStdio, TypeHTTP or TypeSSE ("" only when Err says why)
+	Command string
+	Args    []string
+	Env     map[string]string
+	Cwd     string
+	URL     string
+	Headers map[string]string
+	OAuth   *OAuth // nil when the entry has no "oauth"
+
+	Timeout  time.Duration // per request; DefaultTimeout when not given
+	Enabled  bool          // "enabled", or not "disabled"; true when neither is given
+	Required bool          // "required": the caller should fail when this server fails
+
+	EnabledTools  []string // "enabledTools": when non-empty, only these tools are offered
+	DisabledTools []string // "disabledTools": these tools are never offered
+
+	// Raw is the entry exactly as written in the file.
+	Raw json.RawMessage
+
+	// Err is non-nil when the server cannot be used. A *FieldError means the
+	// entry itself is wrong (it cannot be approved either); an *ExpandError
+	// means a variable of an enabled entry is unset. Callers show it and
+	// refuse to connect.
+	Err error
+
+	// Expanded is the definition with ${VAR} references expanded, set by
+	// Load for enabled entries that expanded cleanly; nil otherwise.
+	Expanded *Expanded
+}
+
+// OAuth holds an entry's "oauth" settings. Every field is optional.
+type OAuth struct {
+	ClientID            string   `json:"client_id,omitempty"`            // a pre-registered client
+	ClientSecret        string   `json:"client_secret,omitempty"`        // a secret, never shown
+	Scopes              []string `json:"scopes,omitempty"`               // scopes to ask for
+	AuthorizationServer string   `json:"authorization_server,omitempty"` // overrides discovery
+	ClientMetadataURL   string   `json:"client_metadata_url,omitempty"`  // a client ID metadata document
+}
+
+// Expanded is the part of a definition that ${VAR} expansion applies to,
+// after expansion. Cwd is absolute: a relative cwd is taken relative to the
+// directory of the file that defines the server.
+type Expanded struct {
+	Command string
+	Args    []string
+	Env     map[string]string
+	Cwd     string
+	URL     string
+	Headers map[string]string
+}
+
+// Valid reports whether the entry's structure is right, whatever its
+// variables are: it can be approved.
+func (s *Server) Valid() bool {
+	_, bad := s.Err.(*FieldError)
+	return !bad
+}
+
+// Target is what the server runs or reaches, for display: the command and
+// its arguments for stdio (unexpanded, so ${VAR} references show, not
+// their values), or the URL reduced to scheme://host:port/path.
+func (s *Server) Target() string {
+	if s.Type == TypeStdio || (s.Type == "" && s.Command != "") {
+		t := s.Command
+		for _, a := range s.Args {
+			t += " " + a
+		}
+		return t
+	}
+	return RedactURL(s.URL)
+}
