@@ -1,6 +1,6 @@
 module mcpwire
 
-go 1.26
+go 1.26.0
 
 require (
 	golang.org/x/sys v0.50.0

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// toolArgs builds a tool's arguments from the command line: one JSON
+// object, "-" for a JSON object on stdin, or k=v pairs typed by the
+// tool's input schema (numbers, booleans, arrays and objects as JSON;
+// strings as typed).
+func toolArgs(words []string, stdin io.Reader, schema json.RawMessage) (map[string]any, error) {
+	if len(words) == 0 {
+		return map[string]any{}, nil
+	}
+	if len(words) == 1 && (words[0] == "-" || strings.HasPrefix(strings.TrimSpace(words[0]), "{")) {
+		data := []byte(words[0])
+		if words[0] == "-" {
+			var err error
+			data, err = io.ReadAll(io.LimitReader(stdin, 256<<20))
+			if err != nil {
+				return nil, usageErr("reading arguments from stdin: %v", err)
+			}
+		}
+		var args map[string]any
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		if err := dec.Decode(&args); err != nil || args == nil {
+			return nil, usageErr("arguments are not a JSON object: %v", errOrNull(err))
+		}
+		return args, nil
+	}
+	types := propertyTypes(schema)
+	args := map[string]any{}
+	for _, w := range words {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || k == "" {
+			return nil, usageErr("argument %q is not k=v (or give one JSON object)", w)
+		}
+		if _, dup := args[k]; dup {
+			return nil, usageErr("argument %q given twice", k)
+		}
+		val, err := typed(k, v, types[k])
+		if err != nil {
+			return nil, err
+		}
+		args[k] = val
+	}
+	return args, nil
+}
+
+func errOrNull(err error) any {
+	if err == nil {
+		return "null"
+	}
+	return err
+}
+
+// propertyTypes maps each top-level property of a JSON schema to its type
+// ("" when it has none or several).
+func propertyTypes(schema json.RawMessage) map[string]string {
+	var s struct {
+		Properties map[string]struct {
+			Type json.RawMessage `json:"type"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for name, p := range s.Properties {
+		var t string
+		if json.Unmarshal(p.Type, &t) == nil {
+			out[name] = t
+			continue
+		}
+		var ts []string
+		if json.Unmarshal(p.Type, &ts) == nil {
+			for _, x := range ts {
+				if x != "null" {
+					out[name] = x
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// typed converts a k=v value by the schema type; without a type, a value
+// that reads as a JSON number, boolean, array or object stays a string.
+func typed(key, v, typ string) (any, error) {
+	switch typ {
+	case "string", "":
+		return v, nil
+	case "integer":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, usageErr("argument %s wants an integer, not %q", key, v)
+		}
+		return n, nil
+	case "number":
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return nil, usageErr("argument %s wants a number, not %q", key, v)
+		}
+		return json.Number(v), nil
+	case "boolean":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, usageErr("argument %s wants true or false, not %q", key, v)
+		}
+		return b, nil
+	default: // array, object, null
+		var x any
+		dec := json.NewDecoder(strings.NewReader(v))
+		dec.UseNumber()
+		if err := dec.Decode(&x); err != nil {
+			return nil, usageErr("argument %s wants JSON (%s): %v", key, typ, err)
+		}
+		return x, nil
+	}
+}

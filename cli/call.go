@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"mcpwire/manager"
+	"mcpwire/protocol"
+)
+
+// interactionFlags say how server requests are answered without a person.
+type interactionFlags struct {
+	elicit string
+	sample string
+	events bool
+}
+
+func (f *interactionFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.elicit, "elicit", "", "answer elicitation requests: defaults, decline, cancel, or FILE.json")
+	fs.StringVar(&f.sample, "sample", "", "answer sampling requests from FILE.json (canned answers); without it they are declined")
+	fs.BoolVar(&f.events, "events", false, "print NDJSON events on stdout: progress, logs, notifications, server requests, the result last")
+}
+
+// callReport is `mcpwire call --json` (and the last --events line).
+type callReport struct {
+	Schema            int                `json:"schema"`
+	OK                bool               `json:"ok"`
+	Server            string             `json:"server"`
+	Tool              string             `json:"tool"`
+	IsError           bool               `json:"isError"`
+	Content           []protocol.Content `json:"content"`
+	StructuredContent json.RawMessage    `json:"structuredContent,omitempty"`
+	OutputProblem     string             `json:"outputProblem,omitempty"`
+	Timing            map[string]int64   `json:"timingMs"`
+}
+
+func runCall(ctx context.Context, inv *invocation, args []string) error {
+	fs := newFlagSet("call")
+	var tf targetFlags
+	var xf interactionFlags
+	tf.register(fs)
+	xf.register(fs)
+	pos, tail, hasTail, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	t, rest, err := inv.resolveTarget(ctx, &tf, pos, tail, hasTail)
+	if err != nil {
+		return err
+	}
+	defer t.stop()
+	if len(rest) == 0 {
+		return usageErr("no TOOL: which tool to call")
+	}
+	toolName, words := rest[0], rest[1:]
+	ev := inv.newEvents(xf.events)
+	popts, err := inv.interactions(&xf, ev)
+	if err != nil {
+		return err
+	}
+	conn, err := inv.connect(ctx, t, &tf, popts)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+
+	var schema json.RawMessage
+	listMs := int64(0)
+	if needsSchema(words) && conn.Init().Capabilities.Tools != nil {
+		start := time.Now()
+		tools, err := conn.ListTools(ctx)
+		if err != nil {
+			return inv.serverFailure(t.spec, conn.Explain(manager.PhaseList, err))
+		}
+		listMs = time.Since(start).Milliseconds()
+		found := false
+		for _, tool := range tools {
+			if tool.Name == toolName {
+				schema, found = tool.InputSchema, true
+			}
+		}
+		if !found {
+			return fail(ExitUsage, phaseUsage, fmt.Errorf("%s has no tool %q", t.spec.Name, toolName),
+				fmt.Sprintf("list the tools with: mcpwire test %s", targetWords(t, &tf)))
+		}
+	}
+	callArgs, err := toolArgs(words, inv.env.Stdin, schema)
+	if err != nil {
+		return err
+	}
+	copts := &protocol.CallOptions{}
+	if ev.on || (inv.env.StderrIsTerminal && !inv.json) {
+		copts.Progress = ev.progress(inv)
+	}
+	start := time.Now()
+	stop := inv.spinner("calling " + toolName)
+	res, err := conn.CallTool(ctx, toolName, callArgs, copts)
+	stop()
+	if err != nil {
+		if ctx.Err() != nil {
+			return err // interrupted: cancelled was sent; exit 130
+		}
+		f := inv.serverFailure(t.spec, conn.Explain(manager.PhaseCall, err)).(*failure)
+		if f.phase == manager.PhaseCall && f.stderr == "" {
+			f.hints = append(f.hints, "the server answered with an error; check the tool's arguments")
+		}
+		return f
+	}
+	rep := &callReport{Schema: 1, OK: !res.IsError, Server: t.spec.Name, Tool: toolName, IsError: res.IsError,
+		Content: res.Content, StructuredContent: res.StructuredContent, OutputProblem: res.OutputProblem,
+		Timing: map[string]int64{"spawn": conn.Spawn.Milliseconds(), "initialize": conn.Initialize.Milliseconds(), "list": listMs, "call": time.Since(start).Milliseconds()}}
+	if rep.Content == nil {
+		rep.Content = []protocol.Content{}
+	}
+	if res.IsError {
+		inv.exit = ExitToolErr
+	}
+	switch {
+	case ev.on:
+		ev.emit(map[string]any{"event": "result", "result": rep})
+	case inv.json:
+		inv.writeJSON(rep)
+	default:
+		inv.printResult(res)
+		if res.IsError {
+			inv.eprintf("mcpwire: error: %s: the tool %s answered isError\n", clean(t.spec.Name), clean(toolName))
+		}
+	}
+	return nil
+}
+
+// needsSchema says whether the words are k=v pairs, which are typed by the
+// tool's input schema.
+func needsSchema(words []string) bool {
+	return len(words) > 0 && !(len(words) == 1 && (words[0] == "-" || strings.HasPrefix(strings.TrimSpace(words[0]), "{")))
+}
+
+// targetWords repeats the target as typed, for hints.
+func targetWords(t *target, tf *targetFlags) string {
+	switch {
+	case tf.demo.mode == "http":
+		return "--demo=http"
+	case tf.demo.mode != "":
+		return "--demo"
+	case t.spec.Transport == "stdio" && t.spec.URL == "":
+		return "-- " + t.spec.Target()
+	}
+	if t.spec.URL != "" {
+		return t.spec.Target()
+	}
+	return t.spec.Name
+}
+
+// printResult prints a tool result for people: its content, or its
+// structuredContent when no content came.
+func (inv *invocation) printResult(res *protocol.CallToolResult) {
+	for i := range res.Content {
+		s := describeContent(&res.Content[i])
+		inv.printf("%s\n", strings.TrimRight(s, "\n"))
+	}
+	if len(res.Content) == 0 && len(res.StructuredContent) > 0 {
+		inv.printf("%s\n", indentJSON(res.StructuredContent))
+	}
+	if res.OutputProblem != "" {
+		inv.eprintf("mcpwire: warning: %s\n", clean(res.OutputProblem))
+	}
+}
+
+// events writes NDJSON events on stdout, one object a line.
+type events struct {
+	on  bool
+	inv *invocation
+	mu  sync.Mutex
+}
+
+func (inv *invocation) newEvents(on bool) *events { return &events{on: on, inv: inv} }
+
+func (e *events) emit(v map[string]any) {
+	if !e.on {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	io.WriteString(e.inv.env.Stdout, e.inv.redact(string(b))+"\n")
+}
+
+// progress returns the progress callback: an event, or a line on stderr
+// for people.
+func (e *events) progress(inv *invocation) func(protocol.ProgressParams) {
+	return func(p protocol.ProgressParams) {
+		if e.on {
+			return // OnNotification already emitted it
+		}
+		msg := fmt.Sprintf("progress %g", p.Progress)
+		if p.Total != nil {
+			msg += fmt.Sprintf("/%g", *p.Total)
+		}
+		if p.Message != "" {
+			msg += " " + oneLine(p.Message, 60)
+		}
+		inv.eprintf("\r\x1b[K%s", msg)
+	}
+}

@@ -1,0 +1,159 @@
+// Package cli implements the mcpwire command line: subcommands, flags,
+// tables for people and --json for scripts.
+//
+// Main is the whole program; it takes its I/O and environment from an
+// [Env], so it can run in-process in tests and in an embedding agent.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/term"
+
+	"mcpwire/transport"
+)
+
+// Exit codes, documented and stable.
+const (
+	ExitOK      = 0 // success
+	ExitServer  = 1 // the server failed: spawn, connect, initialize, list, timeout
+	ExitUsage   = 2 // the command line is wrong
+	ExitConfig  = 3 // configuration or approval
+	ExitAuth    = 4 // login needed or refused
+	ExitToolErr = 5 // the tool answered isError
+	ExitSignal  = 130
+)
+
+// Env is what Main takes from the world.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Environ        func() []string
+	Dir            string // the working directory
+	Executable     string // this program, for the built-in demo server
+	// StdinIsTerminal, StdoutIsTerminal and StderrIsTerminal say whether
+	// each stream is a terminal (colour, spinners, prompts).
+	StdinIsTerminal, StdoutIsTerminal, StderrIsTerminal bool
+}
+
+// OSEnv returns the Env of this process.
+func OSEnv() Env {
+	dir, _ := os.Getwd()
+	exe, _ := os.Executable()
+	return Env{
+		Stdin:            os.Stdin,
+		Stdout:           os.Stdout,
+		Stderr:           os.Stderr,
+		Getenv:           os.Getenv,
+		Environ:          os.Environ,
+		Dir:              dir,
+		Executable:       exe,
+		StdinIsTerminal:  term.IsTerminal(int(os.Stdin.Fd())),
+		StdoutIsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
+		StderrIsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
+	}
+}
+
+// A command is one subcommand.
+type command struct {
+	name   string
+	usage  string // the synopsis after "mcpwire "
+	short  string
+	hidden bool
+	run    func(ctx context.Context, inv *invocation, args []string) error
+}
+
+func commands() []*command {
+	return []*command{
+		{name: "list", usage: "list [--json]", short: "every configured server, connected in parallel", run: runList},
+		{name: "test", usage: "test TARGET [--json]", short: "connect, initialize, list tools, resources and prompts; report", run: runTest},
+		{name: "call", usage: "call TARGET TOOL [ARGS] [--json] [--events]", short: "call a tool; ARGS: a JSON object, '-' for stdin, or k=v pairs", run: runCall},
+		{name: "read", usage: "read TARGET URI [--out FILE] [--json]", short: "read a resource", run: runRead},
+		{name: "prompt", usage: "prompt TARGET NAME [k=v…] [--json]", short: "get a prompt", run: runPrompt},
+		{name: "complete", usage: "complete TARGET (--prompt NAME | --resource URI) ARG VALUE", short: "ask for completions of an argument", run: runComplete},
+		{name: "login", usage: "login NAME [--no-browser] [--scopes S]", short: "log in to an OAuth-protected server", run: runLogin},
+		{name: "logout", usage: "logout NAME", short: "forget (and revoke) a server's tokens", run: runLogout},
+		{name: "add", usage: "add NAME [--project] (--url URL | -- COMMAND ARGS…) [--env K=V] [--header 'K: V']", short: "add a server and approve it", run: runAdd},
+		{name: "get", usage: "get NAME [--json]", short: "show a definition, secrets masked", run: runGet},
+		{name: "remove", usage: "remove NAME [--project]", short: "remove a server", run: runRemove},
+		{name: "enable", usage: "enable NAME", short: "enable a server", run: runEnable},
+		{name: "disable", usage: "disable NAME", short: "disable a server", run: runDisable},
+		{name: "approve", usage: "approve NAME", short: "approve a server's definition", run: runApprove},
+		{name: "revoke", usage: "revoke NAME", short: "revoke a server's approval", run: runRevoke},
+		{name: "doctor", usage: "doctor [TARGET] [--json]", short: "check a server phase by phase", run: runDoctor},
+		{name: "version", usage: "version", short: "print the version", run: runVersion},
+		{name: "serve-demo", hidden: true, run: runServeDemo},
+	}
+}
+
+const usageHead = `mcpwire is a client for MCP servers.
+
+Usage: mcpwire <command> [arguments]
+
+TARGET is a configured server name or an http(s):// URL, given first; or a
+command given last, after --, which takes the rest of the line; or --demo
+(--demo=http) for the built-in demo server.
+
+Commands:
+`
+
+const usageTail = `
+Exit codes: 0 ok; 1 the server failed; 2 usage; 3 configuration or approval;
+4 login needed or refused; 5 the tool answered isError. list exits 0 when it ran.
+
+Examples:
+  mcpwire test --demo
+  mcpwire call --demo echo text=hello
+  mcpwire test -- npx -y @modelcontextprotocol/server-everything
+  mcpwire call https://example.com/mcp search query=mcp --json
+`
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, usageHead)
+	for _, c := range commands() {
+		if !c.hidden {
+			fmt.Fprintf(w, "  %-10s %s\n", c.name, c.short)
+		}
+	}
+	fmt.Fprint(w, usageTail)
+}
+
+// Main runs the command line args (without the program name) and returns
+// the exit code.
+func Main(ctx context.Context, args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	if env.Environ == nil {
+		env.Environ = func() []string { return nil }
+	}
+	if len(args) == 0 {
+		usage(env.Stderr)
+		return ExitUsage
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		usage(env.Stdout)
+		return ExitOK
+	case "--version", "-version":
+		name = "version"
+	}
+	for _, c := range commands() {
+		if c.name != name {
+			continue
+		}
+		inv := newInvocation(env, c)
+		err := c.run(ctx, inv, args[1:])
+		return inv.finish(ctx, err)
+	}
+	fmt.Fprintf(env.Stderr, "mcpwire: error: unknown command %q\nmcpwire: hint: run 'mcpwire help' for the list of commands\n", transport.StripControl(name))
+	return ExitUsage
+}
+
+// synopsis is the usage line of a command.
+func (c *command) synopsis() string { return "mcpwire " + c.usage }

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Phases named in errors, as DESIGN.md lists them.
+const (
+	phaseUsage      = "usage"
+	phaseConfig     = "config"
+	phaseApproval   = "approval"
+	phaseSpawn      = "spawn"
+	phaseConnect    = "connect"
+	phaseInitialize = "initialize"
+	phaseList       = "list"
+	phaseCall       = "call"
+	phaseAuth       = "auth"
+	phaseShutdown   = "shutdown"
+)
+
+// A failure is an error that knows its exit code, the server and phase it
+// happened in, and what to do about it.
+type failure struct {
+	code   int
+	server string
+	phase  string
+	err    error
+	hints  []string
+	stderr string // the last lines of a stdio server's stderr
+}
+
+func (f *failure) Error() string {
+	msg := f.err.Error()
+	switch {
+	case f.server != "" && f.phase != "":
+		return fmt.Sprintf("%s: %s: %s", f.server, f.phase, msg)
+	case f.server != "":
+		return f.server + ": " + msg
+	case f.phase != "" && f.phase != phaseUsage:
+		return f.phase + ": " + msg
+	}
+	return msg
+}
+
+func (f *failure) Unwrap() error { return f.err }
+
+// usageErr is a wrong command line (exit 2).
+func usageErr(format string, args ...any) *failure {
+	return &failure{code: ExitUsage, phase: phaseUsage, err: fmt.Errorf(format, args...)}
+}
+
+// fail returns a failure with a code, phase and hints.
+func fail(code int, phase string, err error, hints ...string) *failure {
+	return &failure{code: code, phase: phase, err: err, hints: hints}
+}
+
+// asFailure turns any error into a failure (exit 1 unless it says otherwise).
+func asFailure(ctx context.Context, err error) *failure {
+	var f *failure
+	if errors.As(err, &f) {
+		return f
+	}
+	if ctx.Err() != nil {
+		return &failure{code: ExitSignal, err: errors.New("interrupted")}
+	}
+	return &failure{code: ExitServer, err: err}
+}

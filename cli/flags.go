@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"strings"
+)
+
+// newFlagSet returns a FlagSet for one call of a command; it reports to
+// nothing (errors come back as usage failures).
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseArgs parses flags wherever they stand among args, up to a "--";
+// it returns the positional arguments and, when there was a "--", the
+// words after it.
+func parseArgs(fs *flag.FlagSet, args []string) (pos, tail []string, hasTail bool, err error) {
+	for i, a := range args {
+		if a == "--" {
+			args, tail, hasTail = args[:i], args[i+1:], true
+			break
+		}
+	}
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				return nil, nil, false, usageErr("help requested")
+			}
+			return nil, nil, false, usageErr("%v", err)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, tail, hasTail, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// demoFlag is --demo (stdio) or --demo=http.
+type demoFlag struct{ mode string }
+
+func (d *demoFlag) String() string   { return d.mode }
+func (d *demoFlag) IsBoolFlag() bool { return true }
+func (d *demoFlag) Set(v string) error {
+	switch v {
+	case "true", "stdio":
+		d.mode = "stdio"
+	case "false":
+		d.mode = ""
+	case "http":
+		d.mode = "http"
+	default:
+		return errors.New(`--demo takes "stdio" or "http"`)
+	}
+	return nil
+}

@@ -1,0 +1,254 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"mcpwire/jsonrpc"
+	"mcpwire/protocol"
+)
+
+// interactions builds the session callbacks: how elicitation and
+// sampling requests are answered, and where notifications go.
+func (inv *invocation) interactions(xf *interactionFlags, ev *events) (protocol.Options, error) {
+	var popts protocol.Options
+	popts.OnNotification = func(method string, params json.RawMessage) {
+		ev.emit(map[string]any{"event": "notification", "method": method, "params": params})
+	}
+	popts.OnServerRequest = func(method, outcome string) {
+		ev.emit(map[string]any{"event": "server_request", "method": method, "outcome": outcome})
+	}
+	if !ev.on {
+		popts.OnLog = func(p protocol.LogParams) {
+			var s string
+			if json.Unmarshal(p.Data, &s) != nil {
+				s = string(p.Data)
+			}
+			logger := ""
+			if p.Logger != "" {
+				logger = " " + clean(p.Logger)
+			}
+			inv.eprintf("mcpwire: server log [%s%s] %s\n", clean(p.Level), logger, oneLine(s, 500))
+		}
+	}
+	switch xf.elicit {
+	case "":
+		if inv.env.StdinIsTerminal && inv.env.StderrIsTerminal && !ev.on {
+			popts.Elicit = inv.elicitInteractive
+		}
+	case "defaults":
+		popts.Elicit = elicitDefaults
+	case "decline", "cancel":
+		action := xf.elicit
+		popts.Elicit = func(context.Context, *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+			return &protocol.ElicitResult{Action: action}, nil
+		}
+	default:
+		answers, err := readAnswerFile(inv.env.Dir, xf.elicit)
+		if err != nil {
+			return popts, err
+		}
+		popts.Elicit = func(context.Context, *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+			var r protocol.ElicitResult
+			if json.Unmarshal(answers, &r) == nil && r.Action != "" {
+				return &r, nil
+			}
+			var content map[string]any
+			if err := json.Unmarshal(answers, &content); err != nil {
+				return nil, fmt.Errorf("--elicit file: %v", err)
+			}
+			return &protocol.ElicitResult{Action: "accept", Content: content}, nil
+		}
+	}
+	if xf.sample != "" {
+		canned, err := readAnswerFile(inv.env.Dir, xf.sample)
+		if err != nil {
+			return popts, err
+		}
+		popts.Sample = sampleFrom(canned)
+	}
+	return popts, nil
+}
+
+// readAnswerFile reads a JSON file given to --elicit or --sample.
+func readAnswerFile(dir, name string) (json.RawMessage, error) {
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(dir, name)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, usageErr("reading %s: %v", name, err)
+	}
+	if !json.Valid(data) {
+		return nil, usageErr("%s is not valid JSON", name)
+	}
+	return data, nil
+}
+
+// sampleFrom answers sampling/createMessage from canned answers: one
+// CreateMessageResult, or an array of them used in turn (the last one
+// repeats).
+func sampleFrom(canned json.RawMessage) func(context.Context, json.RawMessage) (any, error) {
+	var list []json.RawMessage
+	if json.Unmarshal(canned, &list) != nil {
+		list = []json.RawMessage{canned}
+	}
+	next := make(chan json.RawMessage, 1)
+	next <- nil
+	i := 0
+	return func(context.Context, json.RawMessage) (any, error) {
+		<-next
+		defer func() { next <- nil }()
+		if len(list) == 0 {
+			return nil, &jsonrpc.Error{Code: -1, Message: "no canned sampling answer"}
+		}
+		r := list[min(i, len(list)-1)]
+		i++
+		return r, nil
+	}
+}
+
+// schemaField is one property of an elicitation's requested schema.
+type schemaField struct {
+	Type        string          `json:"type"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	Default     json.RawMessage `json:"default"`
+	Enum        []string        `json:"enum"`
+}
+
+type requestedSchema struct {
+	Properties map[string]schemaField `json:"properties"`
+	Required   []string               `json:"required"`
+}
+
+// elicitDefaults accepts with each field's default; it declines when a
+// required field has none.
+func elicitDefaults(_ context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+	if p.Mode == "url" {
+		return &protocol.ElicitResult{Action: "decline"}, nil
+	}
+	var s requestedSchema
+	if err := json.Unmarshal(p.RequestedSchema, &s); err != nil {
+		return &protocol.ElicitResult{Action: "decline"}, nil
+	}
+	content := map[string]any{}
+	for name, f := range s.Properties {
+		if len(f.Default) == 0 {
+			continue
+		}
+		var v any
+		if json.Unmarshal(f.Default, &v) == nil {
+			content[name] = v
+		}
+	}
+	for _, r := range s.Required {
+		if _, ok := content[r]; !ok {
+			return &protocol.ElicitResult{Action: "decline"}, nil
+		}
+	}
+	return &protocol.ElicitResult{Action: "accept", Content: content}, nil
+}
+
+// elicitInteractive puts the question to the person at the terminal,
+// field by field.
+func (inv *invocation) elicitInteractive(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+	in := bufio.NewReader(inv.env.Stdin)
+	inv.eprintf("\nThe server asks (this text is from the server): %s\n", oneLine(p.Message, 300))
+	if p.Mode == "url" {
+		inv.eprintf("It wants you to open: %s\nOpen it yourself if you trust it. Press Enter when done, or type n to decline: ", clean(p.URL))
+		line, _ := in.ReadString('\n')
+		if strings.TrimSpace(line) == "n" {
+			return &protocol.ElicitResult{Action: "decline"}, nil
+		}
+		return &protocol.ElicitResult{Action: "accept"}, nil
+	}
+	var s requestedSchema
+	_ = json.Unmarshal(p.RequestedSchema, &s)
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	content := map[string]any{}
+	for _, n := range names {
+		f := s.Properties[n]
+		label := f.Title
+		if label == "" {
+			label = n
+		}
+		def := ""
+		if len(f.Default) > 0 {
+			def = " [" + clean(string(f.Default)) + "]"
+		}
+		if len(f.Enum) > 0 {
+			def += " (" + clean(strings.Join(f.Enum, "/")) + ")"
+		}
+		for {
+			inv.eprintf("  %s%s: ", clean(label), def)
+			line, err := in.ReadString('\n')
+			if err != nil && line == "" {
+				return &protocol.ElicitResult{Action: "cancel"}, nil
+			}
+			line = strings.TrimSpace(line)
+			if line == "" && len(f.Default) > 0 {
+				var v any
+				_ = json.Unmarshal(f.Default, &v)
+				content[n] = v
+				break
+			}
+			if line == "" {
+				break
+			}
+			v, err := fieldValue(f.Type, line)
+			if err != nil {
+				inv.eprintf("  %v\n", err)
+				continue
+			}
+			content[n] = v
+			break
+		}
+	}
+	inv.eprintf("Send these answers? [Y/n/c(ancel)] ")
+	line, _ := in.ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "n", "no":
+		return &protocol.ElicitResult{Action: "decline"}, nil
+	case "c", "cancel":
+		return &protocol.ElicitResult{Action: "cancel"}, nil
+	}
+	return &protocol.ElicitResult{Action: "accept", Content: content}, nil
+}
+
+// fieldValue converts a typed answer by the field's type.
+func fieldValue(typ, s string) (any, error) {
+	switch typ {
+	case "integer":
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, errors.New("an integer, please")
+		}
+		return n, nil
+	case "number":
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, errors.New("a number, please")
+		}
+		return f, nil
+	case "boolean":
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return nil, errors.New("true or false, please")
+		}
+		return b, nil
+	}
+	return s, nil
+}

@@ -1,0 +1,230 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"mcpwire/internal/demo"
+	"mcpwire/manager"
+	"mcpwire/protocol"
+	"mcpwire/transport"
+)
+
+// targetFlags are the flags of every command that talks to a server.
+type targetFlags struct {
+	demo     demoFlag
+	headers  listFlag
+	json     bool
+	timeout  time.Duration
+	startup  time.Duration
+	verbose  bool
+	roots    listFlag
+	logLevel string
+}
+
+func (tf *targetFlags) register(fs *flag.FlagSet) {
+	fs.Var(&tf.demo, "demo", "use the built-in demo server (stdio, or =http)")
+	fs.Var(&tf.headers, "header", "an HTTP header 'K: V' for a URL target (repeatable)")
+	fs.BoolVar(&tf.json, "json", false, "print one JSON document on stdout")
+	fs.DurationVar(&tf.timeout, "timeout", 0, "bound each request (default: the server's timeout, 30s)")
+	fs.DurationVar(&tf.startup, "startup-timeout", manager.DefaultStartup, "bound the start: spawn or connect, initialize, first list")
+	fs.BoolVar(&tf.verbose, "verbose", false, "copy a stdio server's stderr to stderr as it comes")
+	fs.Var(&tf.roots, "root", "a directory offered to the server as a root (repeatable; default: the working directory)")
+	fs.StringVar(&tf.logLevel, "log-level", "", "ask the server for log messages at this level and above")
+}
+
+// A target is a server to talk to, resolved from the command line.
+type target struct {
+	spec *manager.Spec
+	// stop releases what resolving started (the in-process HTTP demo).
+	stop func()
+}
+
+// resolveTarget finds the server the command line names: --demo, a
+// command after --, a URL, or a configured name (the first positional).
+// It returns the positionals that remain.
+func (inv *invocation) resolveTarget(ctx context.Context, tf *targetFlags, pos, tail []string, hasTail bool) (*target, []string, error) {
+	inv.json = tf.json
+	for _, h := range tf.headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, nil, usageErr("--header wants 'Name: value'")
+		}
+		inv.addSecrets(strings.TrimSpace(v))
+	}
+	switch {
+	case tf.demo.mode != "" && hasTail:
+		return nil, nil, usageErr("give --demo or a command after --, not both")
+	case tf.demo.mode == "stdio":
+		args := []string{"serve-demo"}
+		return &target{spec: &manager.Spec{Name: "demo", Transport: "stdio", Command: inv.env.Executable, Args: args}, stop: func() {}}, pos, nil
+	case tf.demo.mode == "http":
+		t, err := startHTTPDemo()
+		return t, pos, err
+	case hasTail:
+		if len(tail) == 0 {
+			return nil, nil, usageErr("no command after --")
+		}
+		name := tail[0]
+		if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+			name = name[i+1:]
+		}
+		return &target{spec: &manager.Spec{Name: name, Transport: "stdio", Command: tail[0], Args: tail[1:]}, stop: func() {}}, pos, nil
+	case len(pos) == 0:
+		return nil, nil, usageErr("no TARGET: give a server name, an http(s):// URL, --demo, or -- COMMAND ARGS")
+	case strings.HasPrefix(pos[0], "http://") || strings.HasPrefix(pos[0], "https://"):
+		spec := &manager.Spec{Name: urlName(pos[0]), Transport: "http", URL: pos[0], Header: map[string]string{}}
+		for _, h := range tf.headers {
+			k, v, _ := strings.Cut(h, ":")
+			spec.Header[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		return &target{spec: spec, stop: func() {}}, pos[1:], nil
+	}
+	t, err := inv.configuredTarget(ctx, pos[0])
+	return t, pos[1:], err
+}
+
+// urlName is the name an ad-hoc URL server goes by: its host.
+func urlName(raw string) string {
+	rest := raw[strings.Index(raw, "//")+2:]
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		rest = rest[i+1:]
+	}
+	return rest
+}
+
+// startHTTPDemo serves the demo server over streamable HTTP on a loopback
+// port of this process.
+func startHTTPDemo() (*target, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fail(ExitServer, phaseSpawn, fmt.Errorf("listening on loopback for the demo server: %v", err))
+	}
+	srv := &http.Server{Handler: demo.NewHTTPHandler(demo.Options{}), ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln)
+	}()
+	url := "http://" + ln.Addr().String() + "/mcp"
+	stop := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if srv.Shutdown(ctx) != nil {
+			srv.Close()
+		}
+		<-done
+	}
+	return &target{spec: &manager.Spec{Name: "demo", Transport: "http", URL: url}, stop: stop}, nil
+}
+
+// connect starts a session with the target's server, bounded by the
+// startup budget, with a spinner for people.
+func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, popts protocol.Options) (*manager.Conn, error) {
+	spec := t.spec
+	if tf.timeout > 0 {
+		spec.Timeout = tf.timeout
+	}
+	for _, v := range spec.Env {
+		inv.addSecrets(v)
+	}
+	for _, v := range spec.Header {
+		inv.addSecrets(v)
+	}
+	if popts.ClientName == "" {
+		popts.ClientName = "mcpwire"
+		popts.ClientVersion = Version
+	}
+	if len(tf.roots) > 0 {
+		roots, err := rootsFrom(inv.env.Dir, tf.roots)
+		if err != nil {
+			return nil, err
+		}
+		popts.Roots = func(context.Context) ([]protocol.Root, error) { return roots, nil }
+	}
+	opts := &manager.DialOptions{Environ: inv.env.Environ(), Protocol: popts}
+	if tf.verbose {
+		opts.Stderr = &redactingWriter{inv: inv, w: inv.env.Stderr}
+	}
+	sctx, cancel := context.WithTimeout(ctx, tf.startup)
+	defer cancel()
+	stop := inv.spinner("connecting to " + spec.Name)
+	conn, err := manager.Dial(sctx, spec, opts)
+	stop()
+	if err != nil {
+		if sctx.Err() != nil && ctx.Err() == nil {
+			err = withTimeoutNote(err, tf.startup)
+		}
+		return nil, inv.serverFailure(spec, err)
+	}
+	if tf.logLevel != "" {
+		if err := conn.SetLogLevel(ctx, tf.logLevel); err != nil {
+			inv.eprintf("mcpwire: warning: %s: logging/setLevel: %v\n", spec.Name, clean(err.Error()))
+		}
+	}
+	return conn, nil
+}
+
+// withTimeoutNote says that the startup budget ran out.
+func withTimeoutNote(err error, d time.Duration) error {
+	var se *manager.ServerError
+	if errors.As(err, &se) {
+		return &manager.ServerError{Server: se.Server, Phase: se.Phase, Stderr: se.Stderr,
+			Err: fmt.Errorf("no answer within the startup budget of %v", d)}
+	}
+	return fmt.Errorf("no answer within the startup budget of %v: %w", d, err)
+}
+
+// serverFailure turns a manager error into a failure with an exit code
+// and a hint for what to do next.
+func (inv *invocation) serverFailure(spec *manager.Spec, err error) error {
+	f := &failure{code: ExitServer, server: spec.Name, err: err}
+	var se *manager.ServerError
+	if errors.As(err, &se) {
+		f.phase, f.err, f.stderr = se.Phase, se.Err, se.Stderr
+	}
+	f.err = errors.New(strings.TrimPrefix(f.err.Error(), f.phase+": "))
+	switch f.phase {
+	case manager.PhaseSpawn:
+		f.hints = append(f.hints, "check that the command exists, is executable, and runs by itself: "+spec.Command)
+	case manager.PhaseConnect:
+		f.hints = append(f.hints, "check that the server is running and the URL is right: "+spec.Target())
+	case manager.PhaseAuth:
+		f.code = ExitAuth
+		f.hints = append(f.hints, fmt.Sprintf("log in first: mcpwire login %s", spec.Name))
+	case manager.PhaseCall, manager.PhaseList:
+		if errors.Is(err, context.DeadlineExceeded) {
+			f.hints = append(f.hints, "the server did not answer in time; raise --timeout (or the definition's timeout) if it is slow, not stuck")
+		}
+	case manager.PhaseInitialize:
+		var ve *protocol.VersionError
+		if errors.As(err, &ve) {
+			f.hints = append(f.hints, "the server speaks a protocol version mcpwire does not; upgrade one of them")
+		} else if errors.As(err, new(*transport.ExitError)) {
+			f.hints = append(f.hints, "the server exited during start-up; its stderr is above")
+		} else if spec.Transport == "stdio" {
+			f.hints = append(f.hints, "run the command by hand to see what it does: "+spec.Target())
+		}
+	}
+	return f
+}
+
+// redactingWriter masks secrets in what passes through it.
+type redactingWriter struct {
+	inv *invocation
+	w   interface{ Write([]byte) (int, error) }
+}
+
+func (r *redactingWriter) Write(p []byte) (int, error) {
+	_, err := r.w.Write([]byte(clean(r.inv.redact(string(p)))))
+	return len(p), err
+}

@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"mcpwire/manager"
+	"mcpwire/protocol"
+)
+
+// testReport is `mcpwire test --json`.
+type testReport struct {
+	Schema            int                          `json:"schema"`
+	OK                bool                         `json:"ok"`
+	Server            string                       `json:"server"`
+	Transport         string                       `json:"transport"`
+	Target            string                       `json:"target"`
+	ServerInfo        protocol.Implementation      `json:"serverInfo"`
+	ProtocolVersion   string                       `json:"protocolVersion"`
+	Capabilities      protocol.ServerCapabilities  `json:"capabilities"`
+	Instructions      string                       `json:"instructions,omitempty"`
+	Tools             []*protocol.Tool             `json:"tools"`
+	Resources         []*protocol.Resource         `json:"resources,omitempty"`
+	ResourceTemplates []*protocol.ResourceTemplate `json:"resourceTemplates,omitempty"`
+	Prompts           []*protocol.Prompt           `json:"prompts,omitempty"`
+	Warnings          []string                     `json:"warnings,omitempty"`
+	Timing            map[string]int64             `json:"timingMs"`
+}
+
+func runTest(ctx context.Context, inv *invocation, args []string) error {
+	fs := newFlagSet("test")
+	var tf targetFlags
+	tf.register(fs)
+	pos, tail, hasTail, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	t, rest, err := inv.resolveTarget(ctx, &tf, pos, tail, hasTail)
+	if err != nil {
+		return err
+	}
+	defer t.stop()
+	if len(rest) > 0 {
+		return usageErr("unexpected arguments: %s", strings.Join(rest, " "))
+	}
+	conn, err := inv.connect(ctx, t, &tf, protocol.Options{})
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+
+	init := conn.Init()
+	rep := &testReport{
+		Schema: 1, OK: true, Server: t.spec.Name, Transport: t.spec.Transport, Target: t.spec.Target(),
+		ServerInfo: init.ServerInfo, ProtocolVersion: init.ProtocolVersion, Capabilities: init.Capabilities,
+		Instructions: init.Instructions, Tools: []*protocol.Tool{},
+		Timing: map[string]int64{"spawn": conn.Spawn.Milliseconds(), "initialize": conn.Initialize.Milliseconds()},
+	}
+	start := time.Now()
+	stop := inv.spinner("listing")
+	err = inv.listAll(ctx, conn, rep)
+	stop()
+	rep.Timing["list"] = time.Since(start).Milliseconds()
+	if err != nil {
+		return inv.serverFailure(t.spec, conn.Explain(manager.PhaseList, err))
+	}
+	if inv.json {
+		inv.writeJSON(rep)
+		return nil
+	}
+	inv.printTest(rep)
+	return nil
+}
+
+// listAll lists tools, and resources, templates and prompts when the
+// server offers them. A failure of the optional lists is a warning.
+func (inv *invocation) listAll(ctx context.Context, conn *manager.Conn, rep *testReport) error {
+	caps := conn.Init().Capabilities
+	if caps.Tools != nil {
+		tools, err := conn.ListTools(ctx)
+		if err != nil {
+			return err
+		}
+		rep.Tools = tools
+	}
+	optional := func(what string, err error) {
+		var ce *protocol.CapabilityError
+		if err != nil && !errors.As(err, &ce) {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %v", what, err))
+		}
+	}
+	if caps.Resources != nil {
+		var err error
+		rep.Resources, err = conn.ListResources(ctx)
+		optional("resources/list", err)
+		rep.ResourceTemplates, err = conn.ListResourceTemplates(ctx)
+		optional("resources/templates/list", err)
+	}
+	if caps.Prompts != nil {
+		var err error
+		rep.Prompts, err = conn.ListPrompts(ctx)
+		optional("prompts/list", err)
+	}
+	return nil
+}
+
+func (inv *invocation) printTest(rep *testReport) {
+	info := rep.ServerInfo
+	name := clean(info.Name)
+	if info.Title != "" && info.Title != info.Name {
+		name += " (" + clean(info.Title) + ")"
+	}
+	inv.printf("%s %s %s\n", inv.green("✓"), inv.bold(clean(rep.Server)), inv.dim(rep.Transport+" "+clean(rep.Target)))
+	rows := [][]string{
+		{"server", name + " " + clean(info.Version)},
+		{"protocol", rep.ProtocolVersion},
+		{"capabilities", strings.Join(rep.Capabilities.Names(), ", ")},
+	}
+	for _, r := range rows {
+		inv.printf("  %-13s %s\n", r[0]+":", r[1])
+	}
+	if rep.Instructions != "" {
+		inv.printf("  instructions (from the server, not from mcpwire):\n")
+		for _, line := range strings.Split(strings.TrimRight(clean(rep.Instructions), "\n"), "\n") {
+			inv.printf("    | %s\n", line)
+		}
+	}
+	inv.printf("\n%s (%d)\n", inv.bold("Tools"), len(rep.Tools))
+	if len(rep.Tools) > 0 {
+		table := [][]string{{"NAME", "TITLE", "DESCRIPTION"}}
+		for _, t := range rep.Tools {
+			title := ""
+			if d := t.DisplayName(); d != t.Name {
+				title = d
+			}
+			table = append(table, []string{clean(t.Name), oneLine(title, 30), oneLine(t.Description, 70)})
+		}
+		inv.tableIndented(table)
+	}
+	if len(rep.Resources) > 0 {
+		inv.printf("\n%s (%d)\n", inv.bold("Resources"), len(rep.Resources))
+		table := [][]string{{"URI", "NAME", "TYPE"}}
+		for _, r := range rep.Resources {
+			table = append(table, []string{clean(r.URI), oneLine(r.Name, 30), clean(r.MimeType)})
+		}
+		inv.tableIndented(table)
+	}
+	if len(rep.ResourceTemplates) > 0 {
+		inv.printf("\n%s (%d)\n", inv.bold("Resource templates"), len(rep.ResourceTemplates))
+		table := [][]string{{"TEMPLATE", "NAME", "DESCRIPTION"}}
+		for _, r := range rep.ResourceTemplates {
+			table = append(table, []string{clean(r.URITemplate), oneLine(r.Name, 30), oneLine(r.Description, 60)})
+		}
+		inv.tableIndented(table)
+	}
+	if len(rep.Prompts) > 0 {
+		inv.printf("\n%s (%d)\n", inv.bold("Prompts"), len(rep.Prompts))
+		table := [][]string{{"NAME", "ARGUMENTS", "DESCRIPTION"}}
+		for _, p := range rep.Prompts {
+			var as []string
+			for _, a := range p.Arguments {
+				n := clean(a.Name)
+				if !a.Required {
+					n += "?"
+				}
+				as = append(as, n)
+			}
+			table = append(table, []string{clean(p.Name), strings.Join(as, " "), oneLine(p.Description, 60)})
+		}
+		inv.tableIndented(table)
+	}
+	for _, w := range rep.Warnings {
+		inv.eprintf("mcpwire: warning: %s\n", clean(w))
+	}
+	inv.printf("\n%s\n", inv.dim(fmt.Sprintf("spawn %d ms, initialize %d ms, list %d ms", rep.Timing["spawn"], rep.Timing["initialize"], rep.Timing["list"])))
+}
+
+// tableIndented prints a table two spaces in.
+func (inv *invocation) tableIndented(rows [][]string) {
+	for i := range rows {
+		rows[i][0] = "  " + rows[i][0]
+	}
+	inv.table(rows)
+}
+
+// oneLine cleans s, joins its lines and cuts it to n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(clean(s)), " ")
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+

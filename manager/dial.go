@@ -1,0 +1,187 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"syscall"
+	"time"
+
+	"mcpwire/protocol"
+	"mcpwire/transport"
+)
+
+// DefaultStartup bounds connecting to a server: spawn or connect,
+// initialize and the first full tool list.
+const DefaultStartup = 30 * time.Second
+
+// A Spec is a server definition ready to connect: variables expanded,
+// validated.
+type Spec struct {
+	Name      string
+	Transport string // "stdio", "http" or "sse" (the 2024-11-05 HTTP+SSE transport)
+
+	Command string
+	Args    []string
+	Env     map[string]string
+	Dir     string
+
+	URL    string
+	Header map[string]string
+
+	// Timeout bounds each request (0: protocol.DefaultTimeout).
+	Timeout time.Duration
+}
+
+// Target describes where the server is, for people: the command line, or
+// the URL reduced to scheme, host, port and path.
+func (s *Spec) Target() string {
+	if s.Transport == "stdio" {
+		t := s.Command
+		for _, a := range s.Args {
+			t += " " + a
+		}
+		return t
+	}
+	return transport.RedactURL(s.URL)
+}
+
+// DialOptions are what a connection needs besides its Spec. A nil
+// *DialOptions means the defaults.
+type DialOptions struct {
+	// Environ is the host environment a stdio server's environment is
+	// chosen from (transport.ChildEnv); nil means none of it.
+	Environ []string
+	// Stderr, when set, gets a live copy of a stdio server's stderr.
+	Stderr io.Writer
+	// HTTPClient is the client for HTTP servers (its transport adds the
+	// bearer token when the server needs OAuth); nil means a plain one.
+	HTTPClient *http.Client
+	// Protocol holds the session's callbacks and client identity.
+	Protocol protocol.Options
+}
+
+// A Conn is a live, initialized session with one server.
+type Conn struct {
+	*protocol.Session
+	Spec *Spec
+	// Spawn is how long the spawn (stdio) or the first connection took;
+	// Initialize how long the initialize handshake took.
+	Spawn, Initialize time.Duration
+
+	stdio *transport.StdioConn
+}
+
+// Pid returns the process id of a stdio server, else 0.
+func (c *Conn) Pid() int {
+	if c.stdio == nil {
+		return 0
+	}
+	return c.stdio.Pid()
+}
+
+// StderrTail returns the last lines a stdio server wrote to stderr.
+func (c *Conn) StderrTail() string {
+	if c.stdio == nil {
+		return ""
+	}
+	return c.stdio.StderrTail()
+}
+
+// Explain wraps an error of this connection as a *ServerError, with the
+// phase it happened in and the server's last stderr lines.
+func (c *Conn) Explain(phase string, err error) error {
+	return explain(c.Spec.Name, phase, err, c.stdio)
+}
+
+// Dial connects to the server of spec and initializes a session. ctx
+// bounds the whole start.
+func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
+	if opts == nil {
+		opts = &DialOptions{}
+	}
+	popts := opts.Protocol
+	if popts.Timeout == 0 {
+		popts.Timeout = spec.Timeout
+	}
+	c := &Conn{Spec: spec}
+	start := time.Now()
+	switch spec.Transport {
+	case "stdio":
+		st := &transport.Stdio{
+			Command: spec.Command,
+			Args:    spec.Args,
+			Env:     transport.ChildEnv(opts.Environ, spec.Env),
+			Dir:     spec.Dir,
+			Stderr:  opts.Stderr,
+		}
+		conn, err := st.Connect(ctx)
+		if err != nil {
+			return nil, &ServerError{Server: spec.Name, Phase: PhaseSpawn, Err: err}
+		}
+		c.stdio = conn
+		c.Spawn = time.Since(start)
+		start = time.Now()
+		sess, err := protocol.Connect(ctx, conn, &popts)
+		if err != nil {
+			return nil, explain(spec.Name, PhaseInitialize, err, conn)
+		}
+		c.Session = sess
+	case "http", "sse":
+		h := &transport.HTTP{URL: spec.URL, Client: opts.HTTPClient, Legacy: spec.Transport == "sse", Header: http.Header{}}
+		for k, v := range spec.Header {
+			h.Header.Set(k, v)
+		}
+		conn, err := h.Connect(ctx)
+		if err != nil {
+			return nil, &ServerError{Server: spec.Name, Phase: PhaseConnect, Err: err}
+		}
+		c.Spawn = time.Since(start)
+		start = time.Now()
+		sess, err := protocol.Connect(ctx, conn, &popts)
+		if err != nil {
+			return nil, explain(spec.Name, PhaseInitialize, err, nil)
+		}
+		c.Session = sess
+	default:
+		return nil, &ServerError{Server: spec.Name, Phase: PhaseConfig, Err: fmt.Errorf("unknown transport %q", spec.Transport)}
+	}
+	c.Initialize = time.Since(start)
+	return c, nil
+}
+
+// explain classifies err: a refused or failed HTTP connection is the
+// connect phase, a 401 or 403 the auth phase; a stdio server that died
+// leaves its stderr tail.
+func explain(server, phase string, err error, stdio *transport.StdioConn) error {
+	var se *ServerError
+	if errors.As(err, &se) {
+		return err
+	}
+	out := &ServerError{Server: server, Phase: phase, Err: err}
+	var he *transport.HTTPError
+	var ne net.Error
+	var oe *net.OpError
+	switch {
+	case errors.As(err, &he) && (he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden):
+		out.Phase = PhaseAuth
+	case errors.As(err, &oe) && oe.Op == "dial", errors.Is(err, syscall.ECONNREFUSED):
+		out.Phase = PhaseConnect
+	case errors.As(err, &ne) && phase == PhaseInitialize && !ne.Timeout():
+		out.Phase = PhaseConnect
+	}
+	// The server's last words on stderr explain a death or a failed
+	// start; for a slow answer of a running server they are noise.
+	if stdio != nil {
+		var ee *transport.ExitError
+		if errors.As(err, &ee) {
+			out.Stderr = ee.StderrTail
+		} else if phase == PhaseInitialize || phase == PhaseSpawn {
+			out.Stderr = stdio.StderrTail()
+		}
+	}
+	return out
+}
