@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"mcpwire/jsonrpc"
 	"mcpwire/manager"
 	"mcpwire/protocol"
 )
@@ -107,7 +109,8 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 			return err // interrupted: cancelled was sent; exit 130
 		}
 		f := inv.serverFailure(t.spec, conn.Explain(manager.PhaseCall, err)).(*failure)
-		if f.phase == manager.PhaseCall && f.stderr == "" {
+		var je *jsonrpc.Error
+		if errors.As(err, &je) {
 			f.hints = append(f.hints, "the server answered with an error; check the tool's arguments")
 		}
 		return f

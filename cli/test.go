@@ -195,4 +195,3 @@ func oneLine(s string, n int) string {
 	}
 	return s
 }
-

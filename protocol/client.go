@@ -64,7 +64,7 @@ func (s *Session) answer(ctx context.Context, req *jsonrpc.Request) (result any,
 		switch p.Mode {
 		case "", "form":
 		case "url":
-			if !s.opts.ElicitURL || !hasElicitationModes(s.init.ProtocolVersion) {
+			if !s.opts.ElicitURL || !hasElicitationModes(s.opts.ProtocolVersion) {
 				return failed(jsonrpc.NewError(jsonrpc.CodeInvalidParams, "url mode elicitation was not declared"))
 			}
 		default:

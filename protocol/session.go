@@ -56,7 +56,8 @@ type Options struct {
 	// OnNotification gets every server notification, raw, before the
 	// callbacks below.
 	OnNotification func(method string, params json.RawMessage)
-	// OnServerRequest is told how each server request was answered:
+	// OnServerRequest is told how each server request was answered (it may
+	// be called from several goroutines at once):
 	// "answered", "accepted", "declined", "cancelled", "method not found",
 	// "error: …".
 	OnServerRequest func(method string, outcome string)
@@ -106,10 +107,13 @@ type CallOptions struct {
 }
 
 // Connect runs the initialize handshake over s and returns the session.
-// ctx bounds the handshake only; initialize is never cancelled with a
-// notification. On failure s is closed and the error names the phase
+// ctx, and Options.Timeout, bound the handshake only; initialize is never
+// cancelled with a notification. On failure s is closed and the error names the phase
 // ("initialize: …", "initialized: …"), or is a *VersionError.
 func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, error) {
+	if s == nil {
+		return nil, errors.New("initialize: no stream")
+	}
 	sess := &Session{progress: map[string]*progressEntry{}, outSchemas: map[string]json.RawMessage{}}
 	if opts != nil {
 		sess.opts = *opts
@@ -146,11 +150,19 @@ func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, er
 		"capabilities":    sess.clientCapabilities(o.ProtocolVersion),
 		"clientInfo":      Implementation{Name: o.ClientName, Version: o.ClientVersion},
 	}
-	raw, err := sess.conn.Call(ctx, "initialize", params)
+	// initialize is bounded by ctx and by the timeout, and is never
+	// cancelled with a notification (onCancel knows it by ready).
+	ictx, cancel := context.WithTimeoutCause(ctx, sess.timeout, &TimeoutError{Method: "initialize", Timeout: sess.timeout})
+	raw, err := sess.conn.Call(ictx, "initialize", params)
+	cancel()
 	if err != nil {
 		sess.conn.Close()
-		if ctx.Err() != nil {
+		var te *TimeoutError
+		switch {
+		case ctx.Err() != nil:
 			return nil, fmt.Errorf("initialize: no answer from server: %w", ctx.Err())
+		case errors.As(context.Cause(ictx), &te):
+			return nil, te
 		}
 		return nil, &MethodError{Method: "initialize", Err: err}
 	}
@@ -254,6 +266,9 @@ func (s *Session) call(ctx context.Context, method string, params any, opts *Cal
 		timeout = opts.Timeout
 	}
 	maxTimeout := max(s.maxTimeout, timeout)
+	if err := ctx.Err(); err != nil {
+		return nil, &MethodError{Method: method, Err: err}
+	}
 	te := &TimeoutError{Method: method, Timeout: timeout}
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
