@@ -1,0 +1,7 @@
+//go:build !linux
+
+package proctest
+
+import "testing"
+
+func check(t testing.TB) {}

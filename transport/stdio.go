@@ -1,0 +1,405 @@
+package transport
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mcpwire/jsonrpc"
+	"mcpwire/procgroup"
+)
+
+// DefaultStderrLimit is how much of a stdio server's stderr is kept when
+// Stdio.StderrLimit is 0.
+const DefaultStderrLimit = 64 << 10
+
+// exitWait bounds how long Read waits, at the end of the server's stdout,
+// for the process to exit; stderrWait how long it then waits for the rest
+// of stderr.
+const (
+	exitWait   = 2 * time.Second
+	stderrWait = time.Second
+)
+
+// Stdio runs an MCP server as a child process and speaks newline-delimited
+// JSON-RPC over its stdin and stdout (the stdio transport). The child runs
+// in a process group of its own, so that closing the connection stops it
+// and everything it started.
+type Stdio struct {
+	Command string   // the program: a name looked up in PATH, or a path
+	Args    []string // its arguments (never shown in errors)
+
+	// Env is the child's whole environment; build it with ChildEnv. Nil
+	// means ChildEnv(os.Environ(), nil), never the whole host environment.
+	Env []string
+	Dir string // the working directory ("" = ours)
+
+	StderrLimit int       // bytes of stderr kept for diagnostics (0 = 64 KiB)
+	Stderr      io.Writer // optional copy of the child's stderr as it comes (nil = none)
+
+	// CloseWait and TermWait are the waits of the stepped stop on Close:
+	// after closing stdin, and after SIGTERM (0 = 2s each).
+	CloseWait, TermWait time.Duration
+}
+
+// A SpawnError says that a stdio server could not be started.
+type SpawnError struct {
+	Command string // the command as configured
+	Err     error  // why, e.g. exec.ErrNotFound, fs.ErrPermission
+}
+
+func (e *SpawnError) Error() string { return fmt.Sprintf("starting %q: %v", e.Command, e.Err) }
+
+// Unwrap returns e.Err.
+func (e *SpawnError) Unwrap() error { return e.Err }
+
+// A StdioConn is a running stdio server. It implements [jsonrpc.Stream]:
+// Read and Write may be called concurrently with each other and with Close,
+// but Read only from one goroutine at a time.
+type StdioConn struct {
+	cmdName string
+	group   *procgroup.Group
+	stop    procgroup.StopOptions
+
+	stdin  *os.File
+	stdout *os.File
+	stderr *os.File
+
+	r       *bufio.Reader
+	queue   []jsonrpc.Message // the rest of a batch
+	readErr error             // sticky: the stream ended or broke
+	bad     atomic.Int64
+
+	wmu    sync.Mutex
+	wbuf   []byte
+	wbroke error // sticky: a write was cut short
+
+	ring       *ring
+	stderrDone chan struct{}
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ jsonrpc.Stream = (*StdioConn)(nil)
+
+// Connect starts the server. ctx bounds the start only, not the life of the
+// connection; Close stops the server. The error of a failed start is a
+// *SpawnError naming the command and the reason.
+func (s *Stdio) Connect(ctx context.Context) (*StdioConn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &SpawnError{Command: s.Command, Err: err}
+	}
+	if s.Command == "" {
+		return nil, &SpawnError{Command: s.Command, Err: errors.New("no command")}
+	}
+	if s.Dir != "" {
+		fi, err := os.Stat(s.Dir)
+		if err == nil && !fi.IsDir() {
+			err = errors.New("not a directory")
+		} else if err != nil {
+			err = unwrapPath(err)
+		}
+		if err != nil {
+			return nil, &SpawnError{Command: s.Command, Err: fmt.Errorf("working directory %q: %w", s.Dir, err)}
+		}
+	}
+	cmd := exec.Command(s.Command, s.Args...)
+	if cmd.Err != nil {
+		var ee *exec.Error
+		if errors.As(cmd.Err, &ee) {
+			return nil, &SpawnError{Command: s.Command, Err: ee.Err}
+		}
+		return nil, &SpawnError{Command: s.Command, Err: cmd.Err}
+	}
+	cmd.Dir = s.Dir
+	cmd.Env = s.Env
+	if cmd.Env == nil {
+		cmd.Env = ChildEnv(os.Environ(), nil)
+	}
+
+	var files []*os.File // every end, closed on failure
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return
+	}
+	inR, inW, err := pipe()
+	if err != nil {
+		return nil, &SpawnError{Command: s.Command, Err: err}
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, &SpawnError{Command: s.Command, Err: err}
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, &SpawnError{Command: s.Command, Err: err}
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	g, err := procgroup.Start(cmd)
+	if err != nil {
+		closeAll()
+		return nil, &SpawnError{Command: s.Command, Err: unwrapPath(err)}
+	}
+	// The child has its ends now; ours would keep its pipes open.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+
+	limit := s.StderrLimit
+	if limit <= 0 {
+		limit = DefaultStderrLimit
+	}
+	c := &StdioConn{
+		cmdName:    s.Command,
+		group:      g,
+		stop:       procgroup.StopOptions{CloseWait: s.CloseWait, TermWait: s.TermWait},
+		stdin:      inW,
+		stdout:     outR,
+		stderr:     errR,
+		r:          bufio.NewReaderSize(outR, 64<<10),
+		ring:       newRing(limit),
+		stderrDone: make(chan struct{}),
+	}
+	go c.readStderr(s.Stderr)
+	return c, nil
+}
+
+// unwrapPath drops the *fs.PathError around a system error: the command
+// or directory is named by the caller already.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (c *StdioConn) readStderr(copyTo io.Writer) {
+	defer close(c.stderrDone)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := c.stderr.Read(buf)
+		if n > 0 {
+			c.ring.Write(buf[:n])
+			if copyTo != nil {
+				if _, werr := copyTo.Write(buf[:n]); werr != nil {
+					copyTo = nil // keep the ring going
+				}
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Pid returns the process id of the server.
+func (c *StdioConn) Pid() int { return c.group.Pid() }
+
+// Exited returns a channel that is closed when the server process exited.
+func (c *StdioConn) Exited() <-chan struct{} { return c.group.Done() }
+
+// BadLines returns how many lines of the server's stdout were not
+// JSON-RPC messages.
+func (c *StdioConn) BadLines() int { return int(c.bad.Load()) }
+
+// StderrTail returns the last bytes of the server's stderr (at most
+// Stdio.StderrLimit), with terminal control characters stripped.
+func (c *StdioConn) StderrTail() string { return StripControl(string(c.ring.Bytes())) }
+
+// Read returns the next message from the server's stdout. A line that is
+// not a JSON-RPC message gives a *jsonrpc.DecodeError, and the next Read
+// goes on with the next line. When stdout ends, Read waits a moment for
+// the process to exit and returns an *ExitError (which wraps io.EOF). A
+// Read ended by ctx leaves the stream broken.
+func (c *StdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		if len(c.queue) > 0 {
+			m := c.queue[0]
+			c.queue[0] = nil
+			c.queue = c.queue[1:]
+			return m, nil
+		}
+		if c.readErr != nil {
+			return nil, c.readErr
+		}
+		if c.closed.Load() {
+			return nil, errClosed()
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		line, err := c.readLine(ctx)
+		if len(line) > 0 {
+			msgs, derr := jsonrpc.DecodeMessage(line)
+			c.queue = append(c.queue[:0], msgs...)
+			if derr != nil {
+				var de *jsonrpc.DecodeError
+				if errors.As(derr, &de) {
+					c.bad.Add(1)
+					de.Reason += ": " + lineStart(line)
+				}
+				if err != nil {
+					c.readErr = c.endErr(ctx, err)
+				}
+				return nil, derr
+			}
+		}
+		if err != nil {
+			c.readErr = c.endErr(ctx, err)
+			if len(c.queue) > 0 {
+				continue
+			}
+			return nil, c.readErr
+		}
+	}
+}
+
+func (c *StdioConn) readLine(ctx context.Context) ([]byte, error) {
+	if ctx.Done() != nil {
+		// A cancelled ctx ends a blocked read through a deadline in the past.
+		stop := context.AfterFunc(ctx, func() { c.stdout.SetReadDeadline(time.Unix(1, 0)) })
+		defer stop()
+	}
+	return jsonrpc.ReadLine(c.r)
+}
+
+// endErr turns the error that ended stdout into what Read reports.
+func (c *StdioConn) endErr(ctx context.Context, err error) error {
+	if c.closed.Load() {
+		return errClosed()
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil {
+		return fmt.Errorf("reading from %q: %w (stream abandoned)", c.cmdName, ctx.Err())
+	}
+	if err != io.EOF {
+		return fmt.Errorf("reading from %q: %v", c.cmdName, err)
+	}
+	// "The server MAY initiate shutdown by closing its output stream to
+	// the client and exiting." Wait a moment for the exit.
+	t := time.NewTimer(exitWait)
+	defer t.Stop()
+	select {
+	case <-c.group.Done():
+	case <-t.C:
+		return fmt.Errorf("reading from %q: server closed its stdout but is still running: %w", c.cmdName, io.EOF)
+	}
+	// The rest of stderr, unless a grandchild holds it open.
+	select {
+	case <-c.stderrDone:
+	case <-t.C:
+	}
+	e := &ExitError{Code: -1, StderrTail: c.StderrTail()}
+	if st := c.group.ExitState(); st != nil {
+		e.Status = st.String()
+		e.Code = st.ExitCode()
+	}
+	return e
+}
+
+func errClosed() error { return fmt.Errorf("transport: connection closed: %w", io.EOF) }
+
+// lineStart gives the start of a bad line, for diagnostics.
+func lineStart(line []byte) string {
+	const n = 80
+	if len(line) > n {
+		cut := n
+		for cut > 0 && line[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		return StripControl(string(line[:cut])) + "…"
+	}
+	return StripControl(string(line))
+}
+
+// Write sends msg to the server's stdin as one line. A Write ended by ctx
+// or by an error in the middle of a line leaves the stream broken.
+func (c *StdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.closed.Load() {
+		return errClosed()
+	}
+	if c.wbroke != nil {
+		return c.wbroke
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var err error
+	c.wbuf, err = jsonrpc.AppendMessage(c.wbuf[:0], msg)
+	if err != nil {
+		return fmt.Errorf("writing to %q: %v", c.cmdName, err)
+	}
+	c.wbuf = append(c.wbuf, '\n')
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() { c.stdin.SetWriteDeadline(time.Unix(1, 0)) })
+		defer stop()
+	}
+	n, err := c.stdin.Write(c.wbuf)
+	if cap(c.wbuf) > 1<<20 {
+		c.wbuf = nil // do not pin a huge buffer
+	}
+	if err != nil {
+		switch {
+		case c.closed.Load():
+			return errClosed()
+		case errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil:
+			err = ctx.Err()
+		}
+		err = fmt.Errorf("writing to %q: %w", c.cmdName, err)
+		if n > 0 {
+			c.wbroke = fmt.Errorf("writing to %q: stream broken by an earlier write", c.cmdName)
+		}
+		return err
+	}
+	return nil
+}
+
+// Close stops the server in steps (stdin closed, a wait, SIGTERM to its
+// group, a wait, SIGKILL to the group), kills whatever is left of its
+// group, and reaps it. It unblocks a pending Read and Write. Calling it
+// again does nothing.
+func (c *StdioConn) Close() error {
+	c.closeOnce.Do(func() {
+		c.closed.Store(true)
+		// Unblock a pending Read without closing stdout yet: a server still
+		// writing should not die of SIGPIPE before it saw stdin close.
+		c.stdout.SetReadDeadline(time.Unix(1, 0))
+		c.closeErr = c.group.Stop(c.stdin, &c.stop)
+		c.stdout.Close()
+		// The group is gone, so stderr ends now; unless something escaped
+		// the group and holds it, which must not hold us.
+		t := time.NewTimer(stderrWait)
+		select {
+		case <-c.stderrDone:
+		case <-t.C:
+		}
+		t.Stop()
+		c.stderr.Close()
+		<-c.stderrDone
+		if c.closeErr != nil {
+			c.closeErr = fmt.Errorf("closing %q: %v", c.cmdName, c.closeErr)
+		}
+	})
+	return c.closeErr
+}
