@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"mcpwire/internal/scripttest"
+)
+
+// The mcpwire binary that the scripts run, built once by TestMain; or the
+// reason it could not be built. TestMain sets them before any test runs and
+// nothing changes them afterwards.
+var (
+	scriptBinary   string
+	scriptBuildErr error
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpwire-scripts-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin := filepath.Join(dir, "mcpwire")
+	if os.PathSeparator == '\\' {
+		bin += ".exe"
+	}
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		// Fail TestScripts alone: other tests of this package still run.
+		scriptBuildErr = fmt.Errorf("go build -o mcpwire . failed: %v\n%s", err, out)
+	} else {
+		scriptBinary = bin
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// TestScripts runs every testdata/script/*.txtar against the real binary
+// (see internal/scripttest for the script language).
+func TestScripts(t *testing.T) {
+	if scriptBuildErr != nil {
+		t.Fatal(scriptBuildErr)
+	}
+	scripttest.Run(t, &scripttest.Params{
+		Dir:    filepath.Join("testdata", "script"),
+		Binary: scriptBinary,
+	})
+}
