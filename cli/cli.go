@@ -7,9 +7,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"golang.org/x/term"
 
@@ -34,7 +36,9 @@ type Env struct {
 	Getenv         func(string) string
 	Environ        func() []string
 	Dir            string // the working directory
-	Executable     string // this program, for the built-in demo server
+	// Home is the home folder (--home); "" means config.Home's choice.
+	Home       string
+	Executable string // this program, for the built-in demo server
 	// StdinIsTerminal, StdoutIsTerminal and StderrIsTerminal say whether
 	// each stream is a terminal (colour, spinners, prompts).
 	StdinIsTerminal, StdoutIsTerminal, StderrIsTerminal bool
@@ -131,6 +135,14 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if env.Environ == nil {
 		env.Environ = func() []string { return nil }
 	}
+	args, home, err := takeHome(args)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "mcpwire: error: %v\n", err)
+		return ExitUsage
+	}
+	if home != "" {
+		env.Home = home
+	}
 	if len(args) == 0 {
 		usage(env.Stderr)
 		return ExitUsage
@@ -153,6 +165,29 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	fmt.Fprintf(env.Stderr, "mcpwire: error: unknown command %q\nmcpwire: hint: run 'mcpwire help' for the list of commands\n", transport.StripControl(name))
 	return ExitUsage
+}
+
+// takeHome removes --home DIR (or --home=DIR) from args, wherever it
+// stands before a "--".
+func takeHome(args []string) (rest []string, home string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(rest, args[i:]...), home, nil
+		case a == "--home" || a == "-home":
+			if i+1 >= len(args) {
+				return nil, "", errors.New("--home needs a folder")
+			}
+			home = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--home=") || strings.HasPrefix(a, "-home="):
+			home = a[strings.Index(a, "=")+1:]
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return rest, home, nil
 }
 
 // synopsis is the usage line of a command.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"mcpwire/config"
 	"mcpwire/internal/demo"
 	"mcpwire/manager"
 	"mcpwire/protocol"
@@ -42,6 +43,9 @@ func (tf *targetFlags) register(fs *flag.FlagSet) {
 // A target is a server to talk to, resolved from the command line.
 type target struct {
 	spec *manager.Spec
+	// server and home are set for a configured server.
+	server *config.Server
+	home   string
 	// stop releases what resolving started (the in-process HTTP demo).
 	stop func()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"mcpwire/config"
 	"mcpwire/transport"
 )
 
@@ -28,7 +29,7 @@ type invocation struct {
 
 	mu      sync.Mutex
 	secrets []string
-	masker  *strings.Replacer
+	masker  *config.Redactor
 }
 
 func newInvocation(env Env, cmd *command) *invocation {
@@ -39,16 +40,8 @@ func newInvocation(env Env, cmd *command) *invocation {
 func (inv *invocation) addSecrets(values ...string) {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
-	for _, v := range values {
-		if len(v) >= 3 { // shorter values would mask ordinary words
-			inv.secrets = append(inv.secrets, v)
-		}
-	}
-	var pairs []string
-	for _, s := range inv.secrets {
-		pairs = append(pairs, s, "***")
-	}
-	inv.masker = strings.NewReplacer(pairs...)
+	inv.secrets = append(inv.secrets, values...)
+	inv.masker = config.NewRedactor(inv.secrets...)
 }
 
 // redact masks every registered secret in s.
@@ -56,10 +49,7 @@ func (inv *invocation) redact(s string) string {
 	inv.mu.Lock()
 	m := inv.masker
 	inv.mu.Unlock()
-	if m == nil {
-		return s
-	}
-	return m.Replace(s)
+	return m.Redact(s)
 }
 
 // colour says whether people get colour: a terminal and no NO_COLOR.

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"mcpwire/config"
 	"mcpwire/protocol"
 	"mcpwire/transport"
 )
@@ -184,4 +185,22 @@ func explain(server, phase string, err error, stdio *transport.StdioConn) error 
 		}
 	}
 	return out
+}
+
+// SpecFromConfig returns the Spec of a configured server, from its
+// expanded definition. The server must be valid and enabled, with its
+// variables set.
+func SpecFromConfig(s *config.Server) (*Spec, error) {
+	if s.Err != nil {
+		return nil, s.Err
+	}
+	x := s.Expanded
+	if x == nil {
+		return nil, fmt.Errorf("server %q has no expanded definition (disabled?)", s.Name)
+	}
+	return &Spec{
+		Name: s.Name, Transport: s.Type,
+		Command: x.Command, Args: x.Args, Env: x.Env, Dir: x.Cwd,
+		URL: x.URL, Header: x.Headers, Timeout: s.Timeout,
+	}, nil
 }

@@ -1,0 +1,401 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"mcpwire/config"
+	"mcpwire/manager"
+)
+
+// loadConfig reads both scopes; warnings go to stderr (and to --json
+// documents through the callers).
+func (inv *invocation) loadConfig() (*config.Config, string, error) {
+	home := inv.env.Home
+	if home == "" {
+		var err error
+		home, err = config.Home(inv.env.Getenv)
+		if err != nil {
+			return nil, "", fail(ExitConfig, phaseConfig, err)
+		}
+	} else if !filepath.IsAbs(home) {
+		home = filepath.Join(inv.env.Dir, home)
+	}
+	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: inv.env.Dir, Getenv: inv.env.Getenv})
+	if err != nil {
+		return nil, "", fail(ExitConfig, phaseConfig, err, "fix the file; mcpwire never rewrites a file that is not valid JSON")
+	}
+	for _, s := range cfg.Servers {
+		inv.addSecrets(s.Secrets()...)
+	}
+	for _, f := range cfg.Files {
+		if f.Err != nil {
+			inv.eprintf("mcpwire: warning: %v\n", f.Err)
+		}
+	}
+	if !inv.json {
+		for _, w := range cfg.Warnings {
+			inv.eprintf("mcpwire: warning: %s\n", clean(w))
+		}
+	}
+	return cfg, home, nil
+}
+
+// lookup finds a configured server by name.
+func (inv *invocation) lookup(cfg *config.Config, name string) (*config.Server, error) {
+	s := cfg.Server(name)
+	if s == nil {
+		var names []string
+		for _, x := range cfg.Servers {
+			names = append(names, x.Name)
+		}
+		hint := "add it with: mcpwire add " + name + " -- COMMAND ARGS…  (or --url URL)"
+		if len(names) > 0 {
+			sort.Strings(names)
+			hint = "configured servers: " + strings.Join(names, ", ")
+		}
+		return nil, &failure{code: ExitConfig, phase: phaseConfig, err: fmt.Errorf("no server named %q in %s", name, configPaths(cfg)), hints: []string{hint}}
+	}
+	return s, nil
+}
+
+func configPaths(cfg *config.Config) string {
+	var ps []string
+	for _, f := range cfg.Files {
+		ps = append(ps, f.Path)
+	}
+	return strings.Join(ps, " or ")
+}
+
+// configuredTarget resolves a configured server: it must be valid,
+// enabled, approved and its variables set.
+func (inv *invocation) configuredTarget(ctx context.Context, name string) (*target, error) {
+	cfg, home, err := inv.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	s, err := inv.lookup(cfg, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := inv.checkUsable(home, s); err != nil {
+		return nil, err
+	}
+	spec, err := manager.SpecFromConfig(s)
+	if err != nil {
+		return nil, &failure{code: ExitConfig, server: name, phase: phaseConfig, err: err}
+	}
+	return &target{spec: spec, server: s, home: home, stop: func() {}}, nil
+}
+
+// checkUsable refuses a server that is invalid, disabled or not approved.
+func (inv *invocation) checkUsable(home string, s *config.Server) error {
+	if s.Err != nil {
+		return &failure{code: ExitConfig, server: s.Name, phase: phaseConfig, err: s.Err,
+			hints: []string{"fix the definition in " + s.Source}}
+	}
+	if !s.Enabled {
+		return &failure{code: ExitConfig, server: s.Name, phase: phaseConfig, err: errors.New("the server is disabled"),
+			hints: []string{"enable it with: mcpwire enable " + s.Name}}
+	}
+	ap, err := config.OpenApprovals(home)
+	if ap == nil {
+		return &failure{code: ExitConfig, server: s.Name, phase: phaseApproval, err: err}
+	}
+	switch st := ap.State(s); st {
+	case config.Approved:
+		return nil
+	default:
+		return &failure{code: ExitConfig, server: s.Name, phase: phaseApproval,
+			err:   fmt.Errorf("not approved (%s): a definition runs only once approved", st),
+			hints: []string{"review it with: mcpwire get " + s.Name, "then approve it with: mcpwire approve " + s.Name}}
+	}
+}
+
+// managementFlags are the flags of add, remove and friends.
+type managementFlags struct {
+	project bool
+	json    bool
+}
+
+func runAdd(ctx context.Context, inv *invocation, args []string) error {
+	fs := newFlagSet("add")
+	var mf managementFlags
+	var env, headers listFlag
+	var url, transportName string
+	var timeout float64
+	fs.BoolVar(&mf.project, "project", false, "add to ./.mcp.json (default: the home folder's .mcp.json)")
+	fs.StringVar(&url, "url", "", "the server's URL (http or sse)")
+	fs.StringVar(&transportName, "transport", "", `"http" (default for --url), or "sse" for the 2024-11-05 HTTP+SSE transport`)
+	fs.Var(&env, "env", "K=V for the server's environment (repeatable)")
+	fs.Var(&headers, "header", "'K: V' HTTP header (repeatable)")
+	fs.Float64Var(&timeout, "timeout", 0, "seconds per request (default 30, at most 300)")
+	pos, tail, hasTail, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErr("add takes one NAME")
+	}
+	name := pos[0]
+	if (url != "") == hasTail {
+		return usageErr("give either --url URL or -- COMMAND ARGS…")
+	}
+	if hasTail && len(tail) == 0 {
+		return usageErr("no command after --")
+	}
+	entry := config.Entry{Timeout: timeout}
+	if url != "" {
+		entry.Type, entry.URL = "http", url
+		if transportName != "" {
+			entry.Type = transportName
+		}
+		if len(env) > 0 {
+			return usageErr("--env is for stdio servers; an HTTP server takes --header")
+		}
+	} else {
+		entry.Command, entry.Args = tail[0], tail[1:]
+		if len(headers) > 0 {
+			return usageErr("--header is for HTTP servers; a stdio server takes --env")
+		}
+	}
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return usageErr("--env wants K=V, got %q", strings.SplitN(kv, "=", 2)[0])
+		}
+		if entry.Env == nil {
+			entry.Env = map[string]string{}
+		}
+		entry.Env[k] = v
+		inv.addSecrets(v)
+	}
+	for _, h := range headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return usageErr("--header wants 'Name: value'")
+		}
+		if entry.Headers == nil {
+			entry.Headers = map[string]string{}
+		}
+		entry.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		inv.addSecrets(strings.TrimSpace(v))
+	}
+	cfg, home, err := inv.loadConfig()
+	if err != nil {
+		return err
+	}
+	path := scopePath(inv, home, mf.project)
+	if other := cfg.Server(name); other != nil && other.Source != path {
+		inv.eprintf("mcpwire: warning: %s is also defined in %s (%s scope); the project entry wins\n", name, other.Source, other.Scope)
+	}
+	s, err := config.AddServer(path, name, entry)
+	if err != nil {
+		return configFailure(name, err)
+	}
+	ap, err := config.OpenApprovals(home)
+	if err != nil {
+		return &failure{code: ExitConfig, server: name, phase: phaseApproval, err: err}
+	}
+	if err := ap.Approve(s); err != nil {
+		return &failure{code: ExitConfig, server: name, phase: phaseApproval, err: err}
+	}
+	scope := config.ScopeUser
+	if mf.project {
+		scope = config.ScopeProject
+	}
+	inv.printf("added %s to %s (%s scope) and approved it\n", name, path, scope)
+	inv.printf("try it: mcpwire test %s\n", name)
+	return nil
+}
+
+// scopePath is the .mcp.json of the project (the working directory) or
+// of the home folder.
+func scopePath(inv *invocation, home string, project bool) string {
+	if project {
+		return filepath.Join(inv.env.Dir, ".mcp.json")
+	}
+	return filepath.Join(home, ".mcp.json")
+}
+
+// configFailure maps a config edit error to exit code 3 with a hint.
+func configFailure(name string, err error) error {
+	f := &failure{code: ExitConfig, server: name, phase: phaseConfig, err: err}
+	switch {
+	case errors.Is(err, config.ErrNameInUse):
+		f.hints = []string{"pick another name, or remove the old one first: mcpwire remove " + name}
+	case errors.Is(err, config.ErrNotFound):
+		f.hints = []string{"see the configured servers with: mcpwire list"}
+	}
+	return f
+}
+
+func runGet(ctx context.Context, inv *invocation, args []string) error {
+	fs := newFlagSet("get")
+	fs.BoolVar(&inv.json, "json", false, "print one JSON document")
+	pos, _, _, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErr("get takes one NAME")
+	}
+	cfg, home, err := inv.loadConfig()
+	if err != nil {
+		return err
+	}
+	s, err := inv.lookup(cfg, pos[0])
+	if err != nil {
+		return err
+	}
+	masked, err := config.MaskedJSON(s)
+	if err != nil {
+		return &failure{code: ExitConfig, server: s.Name, phase: phaseConfig, err: err}
+	}
+	state := "unknown"
+	if ap, _ := config.OpenApprovals(home); ap != nil {
+		state = ap.State(s).String()
+	}
+	problem := ""
+	if s.Err != nil {
+		problem = s.Err.Error()
+	}
+	if inv.json {
+		inv.writeJSON(struct {
+			Schema     int             `json:"schema"`
+			Name       string          `json:"name"`
+			Source     string          `json:"source"`
+			Scope      string          `json:"scope"`
+			Transport  string          `json:"transport"`
+			Target     string          `json:"target"`
+			Enabled    bool            `json:"enabled"`
+			Approval   string          `json:"approval"`
+			Error      string          `json:"error,omitempty"`
+			Definition rawJSONDocument `json:"definition"`
+		}{1, s.Name, s.Source, s.Scope, s.Type, s.Target(), s.Enabled, state, problem, rawJSONDocument(masked)})
+		return nil
+	}
+	inv.printf("%s  %s\n", inv.bold(s.Name), inv.dim(fmt.Sprintf("%s:%d (%s scope)", s.Source, s.Line, s.Scope)))
+	inv.printf("  transport: %s\n  target:    %s\n  enabled:   %v\n  approval:  %s\n", s.Type, clean(s.Target()), s.Enabled, state)
+	if problem != "" {
+		inv.printf("  problem:   %s\n", clean(problem))
+	}
+	inv.printf("%s\n", indentJSON(masked))
+	return nil
+}
+
+// rawJSONDocument embeds JSON bytes as is.
+type rawJSONDocument []byte
+
+func (r rawJSONDocument) MarshalJSON() ([]byte, error) { return r, nil }
+
+func runRemove(ctx context.Context, inv *invocation, args []string) error {
+	fs := newFlagSet("remove")
+	var project bool
+	fs.BoolVar(&project, "project", false, "remove from ./.mcp.json (default: the home folder's .mcp.json)")
+	pos, _, _, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErr("remove takes one NAME")
+	}
+	cfg, home, err := inv.loadConfig()
+	if err != nil {
+		return err
+	}
+	path := scopePath(inv, home, project)
+	if err := config.RemoveServer(path, pos[0]); err != nil {
+		f := configFailure(pos[0], err).(*failure)
+		if s := cfg.Server(pos[0]); s != nil && errors.Is(err, config.ErrNotFound) && s.Scope == config.ScopeProject && !project {
+			f.hints = []string{"it is in the project scope: mcpwire remove --project " + pos[0]}
+		}
+		return f
+	}
+	inv.printf("removed %s from %s\n", pos[0], path)
+	return nil
+}
+
+func runEnable(ctx context.Context, inv *invocation, args []string) error {
+	return inv.setEnabled(args, true)
+}
+
+func runDisable(ctx context.Context, inv *invocation, args []string) error {
+	return inv.setEnabled(args, false)
+}
+
+func (inv *invocation) setEnabled(args []string, on bool) error {
+	pos, _, _, err := parseArgs(newFlagSet(inv.cmd.name), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErr("%s takes one NAME", inv.cmd.name)
+	}
+	cfg, _, err := inv.loadConfig()
+	if err != nil {
+		return err
+	}
+	s, err := inv.lookup(cfg, pos[0])
+	if err != nil {
+		return err
+	}
+	if err := config.SetEnabled(s.Source, s.Name, on); err != nil {
+		return configFailure(s.Name, err)
+	}
+	inv.printf("%sd %s in %s\n", inv.cmd.name, s.Name, s.Source)
+	return nil
+}
+
+func runApprove(ctx context.Context, inv *invocation, args []string) error {
+	return inv.approval(args, true)
+}
+
+func runRevoke(ctx context.Context, inv *invocation, args []string) error {
+	return inv.approval(args, false)
+}
+
+func (inv *invocation) approval(args []string, approve bool) error {
+	pos, _, _, err := parseArgs(newFlagSet(inv.cmd.name), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErr("%s takes one NAME", inv.cmd.name)
+	}
+	cfg, home, err := inv.loadConfig()
+	if err != nil {
+		return err
+	}
+	s, err := inv.lookup(cfg, pos[0])
+	if err != nil {
+		return err
+	}
+	ap, err := config.OpenApprovals(home)
+	if ap == nil || (err != nil && approve) {
+		return &failure{code: ExitConfig, server: s.Name, phase: phaseApproval, err: err, hints: []string{"fix or remove the settings file; mcpwire never rewrites a file that is not valid JSON"}}
+	}
+	if !approve {
+		if err := ap.Revoke(s); err != nil {
+			return &failure{code: ExitConfig, server: s.Name, phase: phaseApproval, err: err}
+		}
+		inv.printf("revoked %s (%s)\n", s.Name, s.Source)
+		return nil
+	}
+	masked, _ := config.MaskedJSON(s)
+	inv.eprintf("approving %s from %s:\n%s\n", s.Name, s.Source, indentJSON(masked))
+	if err := ap.Approve(s); err != nil {
+		f := &failure{code: ExitConfig, server: s.Name, phase: phaseApproval, err: err}
+		var se *config.StaleError
+		if errors.As(err, &se) {
+			f.hints = []string{"the file changed while mcpwire read it; review it again with: mcpwire get " + s.Name}
+		}
+		return f
+	}
+	inv.printf("approved %s\n", s.Name)
+	return nil
+}
