@@ -1,0 +1,188 @@
+// Package demo is mcpwire's built-in demo MCP server: the default a
+// newcomer sees (`mcpwire test --demo` runs `mcpwire serve-demo`) and the
+// fixture of the project's tests, with a switch for every misbehaviour a
+// test needs.
+//
+// It serves MCP over stdio (newline-delimited JSON-RPC on stdin and stdout,
+// logs on stderr) or, with --http ADDR, over streamable HTTP at /mcp. It
+// keeps its own small wire structs and does not import mcpwire/protocol, so
+// that it is an independent peer of the client.
+//
+// # Tools
+//
+// echo {text}; add {a, b} (structured output {sum}); sleep {ms} (honours
+// notifications/cancelled); fail (isError); big {bytes, pattern}; crash
+// (exit 3 mid-call; drops the connection over HTTP); notify (list_changed,
+// three progress notifications when a progressToken came, a log message);
+// env {name}; roots (asks roots/list); ask (elicitation/create, form mode);
+// sample (sampling/createMessage); image (image, audio, resource link and
+// embedded resource contents). --tools N adds tool-0001… tool-N.
+//
+// # Resources and prompts
+//
+// demo://readme, demo://config.json, demo://status (the session's state,
+// including the request IDs cancelled so far), demo://logo.png (binary);
+// the template demo://item/{id}; the prompts greet {name, style?} and plain.
+package demo
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+)
+
+// Options configures the demo server. The zero value is a well-behaved
+// server.
+type Options struct {
+	PageSize      int    // items per page of every list; 0 = all in one page
+	ExtraTools    int    // extra tools tool-0001… to add
+	VersionAnswer string // forces the protocolVersion answered to initialize
+
+	HangInitialize   bool // never answer initialize
+	CrashOnFirstCall bool // exit 3 (stdio) or drop the connection (HTTP) on the first tools/call
+	Verbose          bool // log every request method to stderr
+
+	// Stdio only.
+	ExitAtStart bool          // print an error to stderr and exit 1 before reading anything
+	Banner      bool          // print a non-JSON line on stdout before serving
+	Garbage     bool          // print a non-JSON line on stdout after each answer
+	StartDelay  time.Duration // sleep before serving
+	PrintEnv    bool          // print the whole environment to stderr at start
+
+	// HTTP only.
+	SSE              bool   // answer requests with text/event-stream
+	Stateless        bool   // no sessions; GET and DELETE answer 405
+	ExpireAfter      int    // forget a session after this many requests (0 = never)
+	DropAfterPriming bool   // close each SSE answer after its priming event; resume by GET
+	RequireAuth      string // the bearer token every request must carry
+
+	// Stderr receives the logs; nil discards them.
+	Stderr io.Writer
+}
+
+// Main runs the demo server with command-line args until ctx ends, stdin
+// closes (stdio), or a crash is asked for, and returns the exit status.
+// It closes stdout (when it is an io.Closer) before returning, as a
+// process exit would, so that an in-process client sees the end.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if c, ok := stdout.(io.Closer); ok {
+		defer c.Close()
+	}
+	stderr = &lockedWriter{w: stderr}
+	opts, addr, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	opts.Stderr = stderr
+	if opts.ExitAtStart {
+		fmt.Fprintln(stderr, "demo: error: exiting at start as asked (--exit-at-start)")
+		return 1
+	}
+	if opts.PrintEnv {
+		for _, kv := range os.Environ() {
+			fmt.Fprintln(stderr, kv)
+		}
+	}
+	if opts.StartDelay > 0 {
+		t := time.NewTimer(opts.StartDelay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return 0
+		}
+	}
+	if addr != "" {
+		return serveHTTP(ctx, addr, opts, stdout, stderr)
+	}
+	return serveStdio(ctx, opts, stdin, stdout, stderr)
+}
+
+func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
+	var o Options
+	var addr string
+	fs := flag.NewFlagSet("serve-demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&addr, "http", "", "serve streamable HTTP at `ADDR` (e.g. 127.0.0.1:0) instead of stdio")
+	fs.IntVar(&o.PageSize, "page-size", 0, "items per page of each list (0 = one page)")
+	fs.IntVar(&o.ExtraTools, "tools", 0, "add `N` extra tools tool-0001…")
+	fs.StringVar(&o.VersionAnswer, "version-answer", "", "answer initialize with protocol `VERSION`")
+	fs.BoolVar(&o.HangInitialize, "hang-initialize", false, "never answer initialize")
+	fs.BoolVar(&o.ExitAtStart, "exit-at-start", false, "print an error and exit 1 before reading anything")
+	fs.BoolVar(&o.Banner, "banner", false, "print a non-JSON banner on stdout before serving")
+	fs.BoolVar(&o.Garbage, "garbage", false, "print a non-JSON line on stdout after each answer")
+	fs.BoolVar(&o.CrashOnFirstCall, "crash-on-first-call", false, "exit 3 on the first tools/call")
+	fs.DurationVar(&o.StartDelay, "start-delay", 0, "sleep `DURATION` before serving")
+	fs.BoolVar(&o.PrintEnv, "print-env", false, "print the environment to stderr at start")
+	fs.BoolVar(&o.Verbose, "verbose", false, "log every request method to stderr")
+	fs.BoolVar(&o.SSE, "sse", false, "HTTP: answer requests as text/event-stream")
+	fs.BoolVar(&o.Stateless, "stateless", false, "HTTP: no sessions")
+	fs.IntVar(&o.ExpireAfter, "expire-after", 0, "HTTP: forget a session after `N` requests")
+	fs.BoolVar(&o.DropAfterPriming, "drop-after-priming", false, "HTTP: close SSE answers after the priming event")
+	fs.StringVar(&o.RequireAuth, "require-auth", "", "HTTP: require `TOKEN` as a bearer token")
+	if err := fs.Parse(args); err != nil {
+		return o, "", err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "serve-demo: unexpected argument %q\n", fs.Arg(0))
+		return o, "", errors.New("demo: unexpected arguments")
+	}
+	if o.PageSize < 0 || o.ExtraTools < 0 || o.ExpireAfter < 0 {
+		fmt.Fprintln(stderr, "serve-demo: --page-size, --tools and --expire-after must not be negative")
+		return o, "", errors.New("demo: negative count")
+	}
+	return o, addr, nil
+}
+
+func serveHTTP(ctx context.Context, addr string, opts Options, stdout, stderr io.Writer) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "demo: error: listening on %s: %v\n", addr, err)
+		return 1
+	}
+	h := NewHTTPHandler(opts)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv.ErrorLog = nil
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "listening on http://%s/mcp\n", ln.Addr())
+	code := 0
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		fmt.Fprintf(stderr, "demo: error: serving: %v\n", err)
+		code = 1
+	}
+	h.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if srv.Shutdown(sctx) != nil {
+		srv.Close()
+	}
+	return code
+}
+
+// A lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.w == nil {
+		return len(p), nil
+	}
+	return l.w.Write(p)
+}

@@ -1,0 +1,183 @@
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"mcpwire/jsonrpc"
+)
+
+const garbageLine = "demo: this line is not JSON-RPC (--garbage)\n"
+
+// A stdioStream reads newline-delimited messages from stdin and writes
+// them to stdout. Writes stop for good once closed; a response can be
+// dropped (a cancelled request) or followed by work (afterReply).
+type stdioStream struct {
+	in      jsonrpc.Stream
+	garbage bool
+
+	mu       sync.Mutex
+	out      io.Writer
+	buf      []byte
+	closed   bool
+	suppress map[jsonrpc.ID]bool
+	after    map[jsonrpc.ID]func()
+}
+
+func (s *stdioStream) Read(ctx context.Context) (jsonrpc.Message, error) { return s.in.Read(ctx) }
+
+func (s *stdioStream) Write(ctx context.Context, msg jsonrpc.Message) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return jsonrpc.ErrClosed
+	}
+	var then func()
+	resp, isResp := msg.(*jsonrpc.Response)
+	if isResp {
+		then = s.after[resp.ID]
+		delete(s.after, resp.ID)
+		if s.suppress[resp.ID] {
+			delete(s.suppress, resp.ID)
+			s.mu.Unlock()
+			return nil
+		}
+	}
+	var err error
+	s.buf, err = jsonrpc.AppendMessage(s.buf[:0], msg)
+	if err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	s.buf = append(s.buf, '\n')
+	if isResp && s.garbage {
+		s.buf = append(s.buf, garbageLine...)
+	}
+	_, err = s.out.Write(s.buf)
+	if cap(s.buf) > 1<<20 {
+		s.buf = nil
+	}
+	s.mu.Unlock()
+	if then != nil && err == nil {
+		then()
+	}
+	return err
+}
+
+// Close stops writes and closes stdin (when it can be closed).
+func (s *stdioStream) Close() error {
+	s.stop()
+	return s.in.Close()
+}
+
+// stop makes every later Write fail.
+func (s *stdioStream) stop() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+}
+
+func (s *stdioStream) mark(id jsonrpc.ID, suppress bool, then func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if suppress {
+		s.suppress[id] = true
+	}
+	if then != nil {
+		s.after[id] = then
+	}
+}
+
+// connPeer sends to the client over a jsonrpc.Conn, once it exists.
+type connPeer struct {
+	ready chan struct{}
+	conn  *jsonrpc.Conn
+}
+
+func (p *connPeer) notify(ctx context.Context, method string, params any) error {
+	<-p.ready
+	return p.conn.Notify(ctx, method, params)
+}
+
+func (p *connPeer) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	<-p.ready
+	return p.conn.Call(ctx, method, params)
+}
+
+func serveStdio(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.Writer) int {
+	closer, _ := stdin.(io.Closer)
+	st := &stdioStream{
+		in:       jsonrpc.NewLineStream(stdin, io.Discard, closer),
+		garbage:  opts.Garbage,
+		out:      stdout,
+		suppress: map[jsonrpc.ID]bool{},
+		after:    map[jsonrpc.ID]func(){},
+	}
+	if opts.Banner {
+		io.WriteString(stdout, "mcpwire demo server starting (this banner is not JSON-RPC)\n")
+	}
+	srv := newServer(&opts)
+	crash := make(chan struct{})
+	var crashOnce sync.Once
+	p := &connPeer{ready: make(chan struct{})}
+	conn := jsonrpc.NewConn(st, &jsonrpc.ConnOptions{
+		Handle: func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			res, err := srv.handle(ctx, p, req)
+			switch {
+			case errors.Is(err, errCrash):
+				srv.logf("demo: crashing as asked")
+				st.stop() // nothing more reaches stdout, this answer included
+				crashOnce.Do(func() { close(crash) })
+				<-ctx.Done()
+				return nil, err
+			case errors.Is(err, errCancelled):
+				st.mark(req.ID, true, nil)
+				return nil, err
+			}
+			if a, ok := res.(*afterReply); ok {
+				st.mark(req.ID, false, a.then)
+				res = a.result
+			}
+			return res, err
+		},
+		Notify: srv.notification,
+		OnBadMessage: func(err error) {
+			srv.logf("demo: %v", err)
+		},
+		ReplyRate: 1 << 24,
+	})
+	p.conn = conn
+	close(p.ready)
+
+	code := 0
+	select {
+	case <-conn.Done():
+	case <-ctx.Done():
+	case <-crash:
+		code = 3
+	}
+	st.stop()
+	closed := make(chan struct{})
+	go func() {
+		conn.Close()
+		close(closed)
+	}()
+	if _, isFile := stdin.(*os.File); isFile {
+		// A read of a terminal or a blocking pipe cannot be interrupted;
+		// the process ends anyway once Main returns.
+		t := time.NewTimer(500 * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-closed:
+		case <-t.C:
+		}
+	} else {
+		<-closed
+	}
+	return code
+}
