@@ -126,6 +126,23 @@ func TestInitializeNeverCancelled(t *testing.T) {
 	}
 }
 
+func TestInitializeTimeout(t *testing.T) {
+	f := newFake(t, func(f *fakeServer, m *wire) (any, error) {
+		<-f.done
+		return nil, noAnswer
+	})
+	_, err := Connect(context.Background(), f.stream(), &Options{Timeout: 20 * time.Millisecond})
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Method != "initialize" || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v", err)
+	}
+	select {
+	case n := <-f.notes:
+		t.Errorf("client sent %s for initialize", n.Method)
+	default:
+	}
+}
+
 func TestClientCapabilities(t *testing.T) {
 	elicit := func(ctx context.Context, p *ElicitParams) (*ElicitResult, error) { return nil, nil }
 	sample := func(ctx context.Context, p json.RawMessage) (any, error) { return nil, nil }
