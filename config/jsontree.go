@@ -74,8 +74,9 @@ func (e *jsonSyntaxError) Error() string { return e.msg }
 // grammar first, so the scanner below only meets valid JSON; it still
 // checks every bound and reports rather than panics.
 func parseJSON(data []byte) (*jnode, error) {
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			off := int(se.Offset)
@@ -84,7 +85,7 @@ func parseJSON(data []byte) (*jnode, error) {
 			}
 			return nil, &jsonSyntaxError{offset: off, msg: se.Error()}
 		}
-		return nil, &jsonSyntaxError{offset: len(data), msg: err.Error()}
+		return nil, &jsonSyntaxError{offset: len(data), msg: "not valid JSON"}
 	}
 	s := &jscanner{data: data}
 	s.skipSpace()
