@@ -62,10 +62,10 @@ func TestDigestCanonical(t *testing.T) {
 		`{"command": "node", "args": ["b", "a"], "env": {"A": "${X:-1}"}}`,  // argument order
 		`{"command": "node ", "args": ["a", "b"], "env": {"A": "${X:-1}"}}`, // string contents
 		`{"command": "node", "args": ["a", "b "], "env": {"A": "${X:-1}"}}`,
-		`{"command": "node", "args": ["a", "b"], "env": {"B": "${X:-1}"}}`,  // env names
-		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X:-2}"}}`,  // fallback expressions
-		`{"command": "node", "args": ["a", "b"], "env": {"A": "${Y:-1}"}}`,  // variable names
-		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X}"}}`,     // no fallback
+		`{"command": "node", "args": ["a", "b"], "env": {"B": "${X:-1}"}}`, // env names
+		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X:-2}"}}`, // fallback expressions
+		`{"command": "node", "args": ["a", "b"], "env": {"A": "${Y:-1}"}}`, // variable names
+		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X}"}}`,    // no fallback
 		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X:-1}"}, "timeout": 31}`,
 		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X:-1}"}, "cwd": "/tmp"}`,
 		`{"command": "node", "args": ["a", "b", ""], "env": {"A": "${X:-1}"}}`,
