@@ -12,9 +12,24 @@ import (
 	"mcpwire/jsonrpc"
 )
 
-// handle answers one server request, in a goroutine of its own.
+// handle answers one server request, in a goroutine of its own. The
+// request's ctx ends when the server cancels it (notifications/cancelled)
+// or the session closes.
 func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	s.mu.Lock()
+	s.serving[req.ID] = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.serving, req.ID)
+		s.mu.Unlock()
+		cancel(nil)
+	}()
 	result, outcome, err := s.answer(ctx, req)
+	if err != nil && ctx.Err() != nil && context.Cause(ctx) == errServerCancelled {
+		outcome = "cancelled by the server"
+	}
 	if s.opts.OnServerRequest != nil {
 		s.opts.OnServerRequest(req.Method, outcome)
 	}
@@ -104,6 +119,26 @@ func (s *Session) answer(ctx context.Context, req *jsonrpc.Request) (result any,
 		return res, "answered", nil
 	}
 	return notFound()
+}
+
+// errServerCancelled ends a server request the server cancelled.
+var errServerCancelled = errors.New("protocol: the server cancelled its request")
+
+// cancelServing ends the handling of the server's request id, when the
+// server sends notifications/cancelled for it.
+func (s *Session) cancelServing(params json.RawMessage) {
+	var p struct {
+		RequestID jsonrpc.ID `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || !p.RequestID.IsValid() {
+		return
+	}
+	s.mu.Lock()
+	cancel := s.serving[p.RequestID]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel(errServerCancelled)
+	}
 }
 
 // WorkingDirRoots returns the roots offered by default: the working

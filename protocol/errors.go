@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -101,4 +102,26 @@ func quoteShort(s string) string {
 		return fmt.Sprintf("%q…", s[:n])
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// CodeURLElicitationRequired is the error code of a request the server
+// will only serve after the user completed URL mode elicitations.
+const CodeURLElicitationRequired = -32042
+
+// CodeResourceNotFound is the error code of resources/read for a resource
+// that does not exist.
+const CodeResourceNotFound = -32002
+
+// URLElicitations returns the URL mode elicitations a -32042 error asks
+// for, and whether err is such an error.
+func URLElicitations(err error) ([]ElicitParams, bool) {
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != CodeURLElicitationRequired {
+		return nil, false
+	}
+	var data struct {
+		Elicitations []ElicitParams `json:"elicitations"`
+	}
+	_ = json.Unmarshal(je.Data, &data)
+	return data.Elicitations, true
 }

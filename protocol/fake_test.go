@@ -196,8 +196,8 @@ func (f *fakeServer) request(method string, params any) *wire {
 	case m := <-ch:
 		return m
 	case <-time.After(10 * time.Second):
-		f.t.Fatalf("fake: no answer to %s", method)
-		return nil
+		f.t.Errorf("fake: no answer to %s", method)
+		return &wire{}
 	}
 }
 

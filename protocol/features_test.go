@@ -344,3 +344,38 @@ func TestCheckOutput(t *testing.T) {
 		}
 	}
 }
+
+func TestServerCancelsItsRequest(t *testing.T) {
+	asked := make(chan struct{})
+	outcomes := newEvents()
+	_, f := startFake(t, allCaps, nil, &Options{
+		Elicit: func(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
+			close(asked)
+			<-ctx.Done() // the user is still thinking
+			return nil, ctx.Err()
+		},
+		OnServerRequest: func(method, outcome string) { outcomes.add(outcome) },
+	})
+	answer := make(chan *wire, 1)
+	go func() { answer <- f.request("elicitation/create", map[string]any{"message": "m", "requestedSchema": map[string]any{"type": "object"}}) }()
+	<-asked
+	f.notify("notifications/cancelled", map[string]any{"requestId": "s1", "reason": "user went away"})
+	if got := outcomes.wait(t, 1); got[0] != "cancelled by the server" {
+		t.Errorf("outcome %q", got)
+	}
+	if r := <-answer; r.Error == nil {
+		t.Errorf("answer %+v", r)
+	}
+}
+
+func TestURLElicitations(t *testing.T) {
+	err := &MethodError{Method: "tools/call", Err: &jsonrpc.Error{Code: -32042, Message: "go there",
+		Data: json.RawMessage(`{"elicitations":[{"mode":"url","elicitationId":"e","url":"https://x.example/","message":"m"}]}`)}}
+	els, ok := URLElicitations(err)
+	if !ok || len(els) != 1 || els[0].URL != "https://x.example/" {
+		t.Errorf("got %+v %v", els, ok)
+	}
+	if _, ok := URLElicitations(errors.New("x")); ok {
+		t.Error("a plain error is not -32042")
+	}
+}

@@ -51,8 +51,9 @@ func (s *Session) notify(req *jsonrpc.Request) {
 			o.OnLog(p)
 		}
 	case "notifications/cancelled":
-		// The server gave up one of its requests; the answer we may still
-		// send is harmless, so there is nothing to do.
+		// The server gave up one of its requests: stop asking the user
+		// (the answer that may still go out is harmless).
+		s.cancelServing(req.Params)
 	}
 }
 

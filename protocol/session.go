@@ -84,6 +84,7 @@ type Session struct {
 	mu         sync.Mutex
 	progress   map[string]*progressEntry // by progress token
 	outSchemas map[string]json.RawMessage
+	serving    map[jsonrpc.ID]context.CancelCauseFunc // server requests being answered
 }
 
 // A progressEntry routes progress notifications of one call.
@@ -114,7 +115,8 @@ func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, er
 	if s == nil {
 		return nil, errors.New("initialize: no stream")
 	}
-	sess := &Session{progress: map[string]*progressEntry{}, outSchemas: map[string]json.RawMessage{}}
+	sess := &Session{progress: map[string]*progressEntry{}, outSchemas: map[string]json.RawMessage{},
+		serving: map[jsonrpc.ID]context.CancelCauseFunc{}}
 	if opts != nil {
 		sess.opts = *opts
 	}
