@@ -322,6 +322,7 @@ func lineIndent(data []byte, off int) string {
 
 // formatValue lays raw out to sit after a member name at memberIndent.
 func formatValue(raw []byte, compact bool, memberIndent, unit string) ([]byte, error) {
+	raw = bytes.TrimSpace(raw)
 	var b bytes.Buffer
 	if compact {
 		if err := json.Compact(&b, raw); err != nil {
