@@ -357,7 +357,9 @@ func TestServerCancelsItsRequest(t *testing.T) {
 		OnServerRequest: func(method, outcome string) { outcomes.add(outcome) },
 	})
 	answer := make(chan *wire, 1)
-	go func() { answer <- f.request("elicitation/create", map[string]any{"message": "m", "requestedSchema": map[string]any{"type": "object"}}) }()
+	go func() {
+		answer <- f.request("elicitation/create", map[string]any{"message": "m", "requestedSchema": map[string]any{"type": "object"}})
+	}()
 	<-asked
 	f.notify("notifications/cancelled", map[string]any{"requestId": "s1", "reason": "user went away"})
 	if got := outcomes.wait(t, 1); got[0] != "cancelled by the server" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -129,6 +130,11 @@ func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, er
 	}
 	if o.ProtocolVersion == "" {
 		o.ProtocolVersion = LatestVersion
+	}
+	if !IsSupported(o.ProtocolVersion) {
+		s.Close()
+		return nil, fmt.Errorf("initialize: cannot ask for protocol version %q: mcpwire speaks %s",
+			o.ProtocolVersion, strings.Join(supportedVersions[:], ", "))
 	}
 	sess.timeout = o.Timeout
 	if sess.timeout <= 0 {

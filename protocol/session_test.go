@@ -94,6 +94,17 @@ func TestVersionRefused(t *testing.T) {
 	}
 }
 
+func TestAskedVersionChecked(t *testing.T) {
+	f := newFake(t, func(f *fakeServer, m *wire) (any, error) {
+		t.Error("the client sent something")
+		return nil, noAnswer
+	})
+	_, err := Connect(context.Background(), f.stream(), &Options{ProtocolVersion: "2030-01-01"})
+	if err == nil || !strings.Contains(err.Error(), "2030-01-01") {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestInitializeError(t *testing.T) {
 	f := newFake(t, func(f *fakeServer, m *wire) (any, error) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unsupported protocol version")
