@@ -169,8 +169,13 @@ func serveStdio(ctx context.Context, opts Options, stdin io.Reader, stdout, stde
 	}()
 	if _, isFile := stdin.(*os.File); isFile {
 		// A read of a terminal or a blocking pipe cannot be interrupted;
-		// the process ends anyway once Main returns.
-		t := time.NewTimer(500 * time.Millisecond)
+		// the process ends anyway once Main returns, and a crash ends it
+		// at once.
+		wait := 500 * time.Millisecond
+		if code == 3 {
+			wait = 0
+		}
+		t := time.NewTimer(wait)
 		defer t.Stop()
 		select {
 		case <-closed:
