@@ -194,9 +194,8 @@ func (inv *invocation) serverFailure(spec *manager.Spec, err error) error {
 	f := &failure{code: ExitServer, server: spec.Name, err: err}
 	var se *manager.ServerError
 	if errors.As(err, &se) {
-		f.phase, f.err, f.stderr = se.Phase, se.Err, se.Stderr
+		f.phase, f.err, f.stderr = se.Phase, errors.New(se.Reason()), se.Stderr
 	}
-	f.err = errors.New(strings.TrimPrefix(f.err.Error(), f.phase+": "))
 	switch f.phase {
 	case manager.PhaseSpawn:
 		f.hints = append(f.hints, "check that the command exists, is executable, and runs by itself: "+spec.Command)

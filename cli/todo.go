@@ -9,7 +9,6 @@ func notYet(what string) error {
 	return fail(ExitUsage, phaseUsage, errors.New(what+" is not built yet"))
 }
 
-func runList(ctx context.Context, inv *invocation, args []string) error   { return notYet("list") }
 func runRead(ctx context.Context, inv *invocation, args []string) error   { return notYet("read") }
 func runPrompt(ctx context.Context, inv *invocation, args []string) error { return notYet("prompt") }
 func runComplete(ctx context.Context, inv *invocation, args []string) error {

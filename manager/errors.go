@@ -1,6 +1,9 @@
 package manager
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Phases of a server's life, named in errors.
 const (
@@ -27,9 +30,19 @@ type ServerError struct {
 
 func (e *ServerError) Error() string {
 	if e.Server == "" {
-		return fmt.Sprintf("%s: %v", e.Phase, e.Err)
+		return e.Phase + ": " + e.Reason()
 	}
-	return fmt.Sprintf("%s: %s: %v", e.Server, e.Phase, e.Err)
+	return fmt.Sprintf("%s: %s: %s", e.Server, e.Phase, e.Reason())
+}
+
+// Reason is the error without its server and phase, and without the
+// phase's name repeated at its start ("initialize: initialize: …").
+func (e *ServerError) Reason() string {
+	msg := e.Err.Error()
+	for strings.HasPrefix(msg, e.Phase+": ") {
+		msg = msg[len(e.Phase)+2:]
+	}
+	return msg
 }
 
 func (e *ServerError) Unwrap() error { return e.Err }

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"mcpwire/config"
+	"mcpwire/manager"
+)
+
+// listEntry is one server in `mcpwire list --json`.
+type listEntry struct {
+	Name            string `json:"name"`
+	Source          string `json:"source"`
+	Scope           string `json:"scope"`
+	Transport       string `json:"transport"`
+	Target          string `json:"target"`
+	Enabled         bool   `json:"enabled"`
+	Approval        string `json:"approval"`
+	Auth            string `json:"auth"`
+	State           string `json:"state"`
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	Tools           *int   `json:"tools,omitempty"`
+	Error           *struct {
+		Phase   string `json:"phase"`
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+}
+
+func runList(ctx context.Context, inv *invocation, args []string) error {
+	fs := newFlagSet("list")
+	fs.BoolVar(&inv.json, "json", false, "print one JSON document")
+	var noConnect bool
+	fs.BoolVar(&noConnect, "no-connect", false, "do not connect; show the configuration only")
+	startup := fs.Duration("startup-timeout", manager.DefaultStartup, "bound each server's start")
+	pos, _, _, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr("list takes no arguments")
+	}
+	cfg, home, err := inv.loadConfig()
+	if err != nil {
+		return err
+	}
+	m, err := manager.New(manager.Options{Config: cfg, Home: home, Environ: inv.env.Environ(), StartupTimeout: *startup,
+		NeedsLogin: inv.needsLogin(home)})
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if !noConnect {
+		stop := inv.spinner(fmt.Sprintf("connecting to %d servers", len(cfg.Servers)))
+		_, _ = m.Tools(ctx)
+		stop()
+	}
+	approvals, _ := config.OpenApprovals(home)
+	states := m.States()
+	entries := make([]listEntry, len(cfg.Servers))
+	for i, s := range cfg.Servers {
+		e := listEntry{Name: s.Name, Source: s.Source, Scope: s.Scope, Transport: s.Type, Target: s.Target(),
+			Enabled: s.Enabled, Approval: "unknown", Auth: inv.authStatus(home, s)}
+		if approvals != nil {
+			e.Approval = approvals.State(s).String()
+		}
+		st := states[i]
+		e.State = string(st.State)
+		if st.State == manager.StateConnected {
+			e.ProtocolVersion = st.ProtocolVersion
+			n := st.Tools
+			e.Tools = &n
+		}
+		if st.Err != nil && st.State != manager.StateConnected {
+			e.Error = &struct {
+				Phase   string `json:"phase"`
+				Message string `json:"message"`
+			}{st.Phase, clean(st.Err.Error())}
+		}
+		entries[i] = e
+	}
+	if inv.json {
+		inv.writeJSON(struct {
+			Schema   int         `json:"schema"`
+			Servers  []listEntry `json:"servers"`
+			Warnings []string    `json:"warnings,omitempty"`
+		}{1, entries, cfg.Warnings})
+		return nil
+	}
+	if len(entries) == 0 {
+		inv.printf("no servers configured (looked in %s)\n", configPaths(cfg))
+		inv.printf("add one: mcpwire add NAME -- COMMAND ARGS…   or   mcpwire add NAME --url URL\n")
+		return nil
+	}
+	rows := [][]string{{"NAME", "SCOPE", "TRANSPORT", "TARGET", "APPROVAL", "AUTH", "STATUS"}}
+	for _, e := range entries {
+		status := e.State
+		switch {
+		case e.Tools != nil:
+			status = inv.green("✓") + " " + e.ProtocolVersion + ", " + strconv.Itoa(*e.Tools) + " tools"
+		case e.Error != nil:
+			status = inv.red("✗") + " " + e.Error.Phase + ": " + oneLine(e.Error.Message, 80)
+		}
+		rows = append(rows, []string{e.Name, e.Scope, e.Transport, oneLine(e.Target, 40), e.Approval, e.Auth, status})
+	}
+	inv.table(rows)
+	return nil
+}

@@ -1,0 +1,343 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"mcpwire/config"
+	"mcpwire/jsonrpc"
+	"mcpwire/protocol"
+)
+
+// Circuit breaker settings: after breakerAfter consecutive transport
+// failures a server's tools are withdrawn for a cooldown that starts at
+// breakerFirst and doubles up to breakerMax; then one trial call.
+const (
+	breakerAfter = 2
+	breakerFirst = 15 * time.Second
+	breakerMax   = 5 * time.Minute
+)
+
+// A server is one configured server and its session, if any.
+type server struct {
+	m    *Manager
+	def  *config.Server
+	spec *Spec // nil when the definition cannot run
+
+	mu         sync.Mutex
+	state      State
+	phase      string
+	err        error
+	conn       *Conn
+	tools      []*protocol.Tool
+	stale      bool
+	refreshErr error
+	names      map[string]string // qualified → original
+	starting   chan struct{}     // non-nil while a start is under way
+
+	failures int       // consecutive transport failures
+	openTill time.Time // breaker open until then
+	cooldown time.Duration
+}
+
+func (m *Manager) newServer(def *config.Server, approvals *config.Approvals) *server {
+	s := &server{m: m, def: def, state: StateIdle, names: map[string]string{}}
+	switch {
+	case def.Err != nil:
+		s.state, s.phase, s.err = StateFailed, PhaseConfig, def.Err
+	case !def.Enabled:
+		s.state = StateDisabled
+	case approvals != nil && approvals.State(def) != config.Approved:
+		s.state, s.phase = StateNeedsApproval, PhaseApproval
+		s.err = fmt.Errorf("not approved (%s)", approvals.State(def))
+	case m.opts.NeedsLogin != nil && def.Type != config.TypeStdio && m.opts.NeedsLogin(def):
+		s.state, s.phase, s.err = StateNeedsLogin, PhaseAuth, errors.New("login needed")
+	}
+	if s.state == StateIdle {
+		spec, err := SpecFromConfig(def)
+		if err != nil {
+			s.state, s.phase, s.err = StateFailed, PhaseConfig, err
+		}
+		s.spec = spec
+	}
+	return s
+}
+
+// sameAs says whether two servers have the same runnable definition.
+func (s *server) sameAs(o *server) bool {
+	return s.state != StateDisabled && o.state != StateDisabled &&
+		s.def.Source == o.def.Source && reflect.DeepEqual(s.spec, o.spec) &&
+		s.spec != nil && slices.Equal(s.def.EnabledTools, o.def.EnabledTools) &&
+		slices.Equal(s.def.DisabledTools, o.def.DisabledTools)
+}
+
+// ensure starts the server when it is idle or its session ended, and
+// relists a stale tool list. It returns when that is done or failed.
+func (s *server) ensure(ctx context.Context) {
+	s.mu.Lock()
+	switch {
+	case s.spec == nil:
+		s.mu.Unlock()
+		return
+	case s.starting != nil:
+		ch := s.starting
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		}
+		return
+	case s.conn != nil && !s.dead():
+		stale := s.stale
+		conn := s.conn
+		s.mu.Unlock()
+		if stale {
+			s.refresh(ctx, conn)
+		}
+		return
+	case s.breakerOpen():
+		s.mu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	s.starting = ch
+	s.state = StateConnecting
+	old := s.conn
+	s.conn = nil
+	s.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	s.start(ctx)
+	s.mu.Lock()
+	s.starting = nil
+	s.mu.Unlock()
+	close(ch)
+}
+
+// dead says whether the session ended; s.mu is held.
+func (s *server) dead() bool {
+	select {
+	case <-s.conn.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// start connects, initializes and lists tools within the startup budget.
+func (s *server) start(ctx context.Context) {
+	m := s.m
+	sctx, cancel := context.WithTimeout(ctx, m.opts.StartupTimeout)
+	defer cancel()
+	defer context.AfterFunc(m.ctx, cancel)()
+	name := s.def.Name
+	popts := protocol.Options{ClientName: "mcpwire", ClientVersion: "manager"}
+	popts.OnToolsChanged = func() {
+		s.mu.Lock()
+		s.stale = true
+		s.mu.Unlock()
+	}
+	if m.opts.Elicit != nil {
+		popts.Elicit = func(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+			return m.opts.Elicit(ctx, name, p)
+		}
+	}
+	opts := &DialOptions{Environ: m.opts.Environ, Protocol: popts}
+	if m.opts.HTTPClient != nil && s.spec.Transport != "stdio" {
+		opts.HTTPClient = m.opts.HTTPClient(s.def)
+	}
+	m.logf("%s: starting", name)
+	conn, err := Dial(sctx, s.spec, opts)
+	if err != nil {
+		s.failStart(err, PhaseInitialize, ctx)
+		return
+	}
+	tools, err := conn.ListTools(sctx)
+	if err != nil {
+		conn.Close()
+		s.failStart(conn.Explain(PhaseList, err), PhaseList, ctx)
+		return
+	}
+	s.mu.Lock()
+	s.conn, s.tools, s.stale, s.refreshErr = conn, tools, false, nil
+	s.state, s.phase, s.err = StateConnected, "", nil
+	s.mu.Unlock()
+	m.logf("%s: connected (%d tools)", name, len(tools))
+}
+
+// failStart records a failed start.
+func (s *server) failStart(err error, phase string, ctx context.Context) {
+	var se *ServerError
+	if errors.As(err, &se) {
+		phase = se.Phase
+		err = errors.New(se.Reason())
+	}
+	s.mu.Lock()
+	s.state, s.phase, s.err = StateFailed, phase, err
+	if phase == PhaseAuth {
+		s.state = StateNeedsLogin
+	}
+	s.noteFailure()
+	s.mu.Unlock()
+	s.m.logf("%s: %s failed: %v", s.def.Name, phase, err)
+}
+
+// refresh lists the tools again after list_changed; a failure keeps the
+// previous list and says so.
+func (s *server) refresh(ctx context.Context, conn *Conn) {
+	sctx, cancel := context.WithTimeout(ctx, s.m.opts.StartupTimeout)
+	defer cancel()
+	tools, err := conn.ListTools(sctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.refreshErr = fmt.Errorf("refreshing the tool list after list_changed: %v (the previous list is kept)", err)
+		return
+	}
+	s.tools, s.stale, s.refreshErr = tools, false, nil
+}
+
+// offered returns the tools the server offers to a model: none while its
+// breaker is open; enabledTools and disabledTools applied.
+func (s *server) offered() []*protocol.Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateConnected || s.breakerOpen() {
+		return nil
+	}
+	var out []*protocol.Tool
+	for _, t := range s.tools {
+		if len(s.def.EnabledTools) > 0 && !slices.Contains(s.def.EnabledTools, t.Name) {
+			continue
+		}
+		if slices.Contains(s.def.DisabledTools, t.Name) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// call runs one tool call, reconnecting first when the session ended.
+func (s *server) call(ctx context.Context, tool string, args any) (*Result, error) {
+	s.mu.Lock()
+	if s.breakerOpen() {
+		at := s.openTill
+		s.mu.Unlock()
+		return nil, &ServerError{Server: s.def.Name, Phase: PhaseCall,
+			Err: fmt.Errorf("the server failed %d times in a row; its tools are withdrawn until %s", breakerAfter, at.Format(time.TimeOnly))}
+	}
+	needStart := s.conn == nil || s.dead()
+	s.mu.Unlock()
+	if needStart {
+		s.ensure(ctx)
+	}
+	s.mu.Lock()
+	conn := s.conn
+	err := s.err
+	s.mu.Unlock()
+	if conn == nil {
+		if err == nil {
+			err = errors.New("not connected")
+		}
+		return nil, err
+	}
+	var copts *protocol.CallOptions
+	if s.m.opts.OnProgress != nil {
+		name := s.def.Name
+		copts = &protocol.CallOptions{Progress: func(p protocol.ProgressParams) { s.m.opts.OnProgress(name, p) }}
+	}
+	res, err := conn.CallTool(ctx, tool, args, copts)
+	if err != nil {
+		if transportFailure(err) && ctx.Err() == nil {
+			s.mu.Lock()
+			s.noteFailure()
+			s.mu.Unlock()
+		}
+		return nil, conn.Explain(PhaseCall, err)
+	}
+	s.mu.Lock()
+	s.failures, s.cooldown = 0, 0
+	s.mu.Unlock()
+	return mapResult(res, s.m.opts.MaxText), nil
+}
+
+// transportFailure says whether err is a broken connection or a timeout,
+// rather than the server's answer.
+func transportFailure(err error) bool {
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return false
+	}
+	var ce *protocol.CapabilityError
+	if errors.As(err, &ce) {
+		return false
+	}
+	return true
+}
+
+// noteFailure counts a transport failure and opens the breaker after
+// breakerAfter in a row; s.mu is held.
+func (s *server) noteFailure() {
+	s.failures++
+	if s.failures < breakerAfter {
+		return
+	}
+	if s.cooldown == 0 {
+		s.cooldown = breakerFirst
+	} else {
+		s.cooldown = min(2*s.cooldown, breakerMax)
+	}
+	s.openTill = s.m.opts.Now().Add(s.cooldown)
+	s.failures = breakerAfter - 1 // after the cooldown, one trial
+}
+
+// breakerOpen says whether calls fail at once; s.mu is held.
+func (s *server) breakerOpen() bool {
+	return !s.openTill.IsZero() && s.m.opts.Now().Before(s.openTill)
+}
+
+func (s *server) snapshot() ServerState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := ServerState{Name: s.def.Name, State: s.state, Phase: s.phase, Err: s.err,
+		Tools: len(s.tools), Stale: s.stale, RefreshErr: s.refreshErr}
+	if s.breakerOpen() {
+		st.RetryAt = s.openTill
+	}
+	if s.conn != nil {
+		st.ProtocolVersion = s.conn.Init().ProtocolVersion
+		st.ServerInfo = s.conn.Init().ServerInfo
+		st.Pid = s.conn.Pid()
+		if s.dead() && s.state == StateConnected {
+			st.State = StateIdle
+		}
+	}
+	return st
+}
+
+// close ends the session, if any, waiting for a start under way.
+func (s *server) close() {
+	s.mu.Lock()
+	ch := s.starting
+	s.mu.Unlock()
+	if ch != nil {
+		<-ch
+	}
+	s.mu.Lock()
+	conn := s.conn
+	s.conn = nil
+	if s.state == StateConnected || s.state == StateConnecting {
+		s.state = StateIdle
+	}
+	s.mu.Unlock()
+	if conn != nil {
+		conn.Close()
+	}
+}
