@@ -1,0 +1,104 @@
+// Package config reads, checks, expands, approves and edits the server
+// definitions of mcpwire (.mcp.json files). It imports nothing of mcpwire.
+//
+// # Files
+//
+// The home folder is [Home]: $MCPWIRE_HOME, else $XDG_CONFIG_HOME/mcpwire,
+// else ~/.config/mcpwire. [Load] reads <home>/.mcp.json (scope "user") and
+// <dir>/.mcp.json (scope "project"; the working directory only, no parent
+// search). A missing or empty file holds no servers. A project entry
+// replaces the user entry of the same name, whole. Approvals live in
+// <home>/settings.json, their key in <home>/mcp-approval.key.
+//
+// # Definitions
+//
+// A file is Claude's format, {"mcpServers": {"<name>": {…}}}; VS Code's
+// root "servers" is read too (both may be present; a name in both is
+// defined twice). An entry has:
+//
+//	type        "stdio" (default with command), "http" (default with url;
+//	            "streamable-http" is the same) or "sse" (the legacy
+//	            HTTP+SSE transport); "transport" is an alias
+//	command, args, env, cwd              stdio only
+//	url (alias httpUrl, serverUrl)        http and sse only
+//	headers, oauth {client_id, client_secret, scopes,
+//	            authorization_server, client_metadata_url}   http and sse only
+//	timeout     seconds per request, more than 0, at most 300; default 30
+//	enabled / disabled                   default enabled
+//	required    the caller should fail when this server fails
+//	enabledTools, disabledTools          tool filters
+//
+// Every entry is checked, enabled or not. A wrong entry keeps a [Server]
+// whose Err is a [*FieldError] naming file, line:column, server and field;
+// the other entries of the file stay usable. A file that is not JSON, whose
+// top level or mcpServers is not an object, fails as a whole ([*FileError]).
+// Rejected: bad names ([ValidName]), wrong types, command and url together,
+// neither of them, a name defined twice in one file (duplicate JSON keys),
+// a member given twice in an entry, plain http to anything but localhost,
+// 127.0.0.0/8 and [::1], a user name or password in a URL, oauth together
+// with a static Authorization header, a timeout out of range. Unknown
+// fields are a warning each (Config.Warnings), never silent, never fatal.
+//
+// # Expansion
+//
+// ${VAR} and ${VAR:-default} are expanded once, in command, each arg, cwd,
+// env values, url and header values, for enabled valid entries only
+// ([Server.Expand]; Load stores the result in Server.Expanded). An unset or
+// empty variable takes its default; with none the server alone fails with
+// an [*ExpandError] naming field and variable, never a value. A value
+// that contains ${X} after expansion stays literal (no recursion). $VAR
+// without braces, $$ and a lone $ are kept as written; there is no escape
+// for a literal "${". The URL rules are checked again after expansion.
+// A relative cwd is relative to the directory of the defining file.
+//
+// The environment a stdio server gets (which host variables pass) is the
+// transport's policy (transport.ChildEnv), not this package's.
+//
+// # Approvals
+//
+// A definition runs only once approved. [Digest] is the hex HMAC-SHA-256,
+// keyed by [LoadKey]'s 32 random bytes, over a canonical form of the
+// unexpanded definition (type, command, args in order, env, cwd, url,
+// headers, timeout, oauth settings; defaults filled in, aliases resolved,
+// member order and whitespace irrelevant; enabled, required and the tool
+// filters left out), the canonical source path and the name. [Approvals]
+// keeps records in settings.json at
+// capabilities.mcp_approvals[<source>][<name>] = {"version":1,"digest":"…"},
+// or false when revoked, and keeps every other key of the file as written.
+// [Approvals.State] gives an [ApprovalState]. [Approvals.Approve] reads the
+// defining file again and refuses with a [*StaleError] when the definition
+// is no longer the one loaded (what the user was shown).
+//
+// # Edits
+//
+// [AddServer], [RemoveServer] and [SetEnabled] change one entry and keep
+// every other byte of the file: other entries, their order, their layout,
+// unknown fields. A new entry is laid out like its neighbours. Writes go
+// through a temporary file in the same folder, fsync and rename, with mode
+// 0600 (the folder is created 0700); a symbolic link stays and its target
+// is replaced. A file that is not valid JSON is never overwritten.
+//
+// # Secrets
+//
+// [Server.Secrets] lists every secret of a definition (env values, header
+// values, bearer tokens and other credentials in headers, the OAuth client
+// secret, URL query values; as written and as expanded). A [Redactor]
+// ([NewRedactor], [Config.Redactor]) masks them as "***" in any text
+// (values shorter than [MinSecretLen] excepted). [MaskedJSON] is the entry
+// as written with those values masked, for `mcpwire get`. [RedactURL]
+// reduces a URL to scheme://host:port/path. Errors of this package never
+// hold a configured value.
+//
+// # Typical use
+//
+//	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: wd, Getenv: getenv})
+//	// err: a file failed as a whole; cfg still holds the other file's servers.
+//	appr, err := config.OpenApprovals(home)
+//	for _, s := range cfg.Servers {
+//		state := appr.State(s)     // show it; run only when Approved,
+//		if s.Err != nil { … }      // s.Enabled and s.Err == nil
+//		run(s.Expanded, s.Timeout)
+//	}
+//	s, err := config.AddServer(filepath.Join(home, config.FileName), "name", config.Entry{…})
+//	err = appr.Approve(s)          // `mcpwire add` approves what it wrote
+package config
