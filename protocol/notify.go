@@ -39,8 +39,7 @@ func (s *Session) notify(req *jsonrpc.Request) {
 			return // malformed: ignored
 		}
 		if e := s.progressFor(p.ProgressToken); e != nil {
-			e.extend()
-			e.fn(p)
+			e.deliver(p)
 		}
 		if o.OnProgress != nil {
 			o.OnProgress(p)

@@ -88,10 +88,23 @@ type Session struct {
 	serving    map[jsonrpc.ID]context.CancelCauseFunc // server requests being answered
 }
 
-// A progressEntry routes progress notifications of one call.
+// A progressEntry routes progress notifications of one call. Once the
+// call returned, done is set and fn is never called again.
 type progressEntry struct {
+	mu     sync.Mutex
+	done   bool
 	fn     func(ProgressParams)
 	extend func() // pushes the call's timeout back
+}
+
+// deliver hands p to the call, unless it has returned.
+func (e *progressEntry) deliver(p ProgressParams) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.done {
+		e.extend()
+		e.fn(p)
+	}
 }
 
 // CallOptions are the options of one call. A nil *CallOptions means none.
@@ -99,7 +112,8 @@ type CallOptions struct {
 	// Progress, when set, asks for progress notifications (a unique
 	// _meta.progressToken) and receives them. Each one also extends the
 	// call's timeout, up to Options.MaxTimeout. It runs on the reader
-	// goroutine and must return quickly.
+	// goroutine and must return quickly; it is never called after the
+	// call returned.
 	Progress func(ProgressParams)
 	// Timeout overrides Options.Timeout for this call.
 	Timeout time.Duration
@@ -316,6 +330,9 @@ func (s *Session) call(ctx context.Context, method string, params any, opts *Cal
 			s.mu.Lock()
 			delete(s.progress, token)
 			s.mu.Unlock()
+			entry.mu.Lock()
+			entry.done = true
+			entry.mu.Unlock()
 		}()
 	} else if opts != nil && opts.Meta != nil {
 		var err error
