@@ -66,3 +66,5 @@ func (d *demoFlag) Set(v string) error {
 	}
 	return nil
 }
+
+type flagSetT = flag.FlagSet
