@@ -17,7 +17,7 @@
 // defined twice). An entry has:
 //
 //	type        "stdio" (default with command), "http" (default with url;
-//	            "streamable-http" is the same) or "sse" (the legacy
+//	            "streamable-http" and "streamableHttp" are the same) or "sse" (the legacy
 //	            HTTP+SSE transport); "transport" is an alias
 //	command, args, env, cwd              stdio only
 //	url (alias httpUrl, serverUrl)        http and sse only
