@@ -69,6 +69,7 @@ type eventScanner struct {
 	started bool // the byte-order mark was looked for
 	skipLF  bool // the last line ended with CR: a following LF belongs to it
 	line    []byte
+	chunks  [][]byte // the rest of a long line, joined once at its end
 
 	// the event being built
 	data    []byte
@@ -104,6 +105,7 @@ func (s *eventScanner) readLine() ([]byte, error) {
 		}
 	}
 	s.line = s.line[:0]
+	s.chunks = nil
 	for {
 		if _, err := s.r.Peek(1); err != nil {
 			return nil, err
@@ -127,14 +129,45 @@ func (s *eventScanner) readLine() ([]byte, error) {
 			i = j
 		}
 		if i >= 0 {
-			s.line = append(s.line, buf[:i]...)
+			s.add(buf[:i])
 			s.skipLF = buf[i] == '\r'
 			s.r.Discard(i + 1)
-			return s.line, nil
+			return s.joined(), nil
 		}
-		s.line = append(s.line, buf...)
+		s.add(buf)
 		s.r.Discard(len(buf))
 	}
+}
+
+// lineChunk is the size beyond which a line is kept as a list of chunks
+// and joined once at its end, so that a long line costs two copies of
+// itself at most instead of the many copies of a growing buffer.
+const lineChunk = 64 << 10
+
+func (s *eventScanner) add(b []byte) {
+	if len(s.chunks) == 0 && len(s.line)+len(b) <= max(cap(s.line), lineChunk) {
+		s.line = append(s.line, b...)
+		return
+	}
+	s.chunks = append(s.chunks, bytes.Clone(b))
+}
+
+// joined returns the line read, joining its chunks when it has some.
+func (s *eventScanner) joined() []byte {
+	if len(s.chunks) == 0 {
+		return s.line
+	}
+	n := len(s.line)
+	for _, c := range s.chunks {
+		n += len(c)
+	}
+	out := make([]byte, 0, n)
+	out = append(out, s.line...)
+	for _, c := range s.chunks {
+		out = append(out, c...)
+	}
+	s.chunks = nil
+	return out
 }
 
 // next returns the next dispatched event, or io.EOF at the end.
@@ -171,7 +204,9 @@ func (s *eventScanner) next() (rawEvent, error) {
 			if s.nData == 0 && len(value) > 4<<10 {
 				// A big line: take it over instead of copying it.
 				s.data = value
-				s.line = nil
+				if cap(s.line) > 0 && &line[0] == &s.line[:1][0] {
+					s.line = nil
+				}
 			} else {
 				if s.nData > 0 {
 					s.data = append(s.data, '\n')
