@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# test.sh is the project's one test command (the README's; CI runs it via
+# .ci/run, in a fresh clone, with CI=true). In order, each step failing
+# stops the run:
+#
+#   1. scripts/deps.sh: the test peers (Node 22, the conformance suite,
+#      server-everything, the TypeScript SDK) into .deps/
+#   2. gofmt: no unformatted Go file
+#   3. go vet ./...
+#   4. CGO_ENABLED=0 go build -o mcpwire .   (the static binary)
+#   5. GOOS=windows and GOOS=darwin go build ./...
+#   6. go test -race -count=1 ./...          (CI=true is passed on: missing
+#      peers fail instead of skipping)
+#   7. every fuzz target (func FuzzXxx in a _test.go), one at a time, briefly:
+#      30s for jsonrpc's FuzzDecodeMessage, 10s for the others
+#   8. scripts/conformance/run.sh            (ends with "conformance: N passed, M failed")
+#
+# Env: FUZZTIME overrides the 10s (e.g. FUZZTIME=2s for a quick local run);
+# SKIP_FUZZ=1 and SKIP_CONFORMANCE=1 leave those steps out (never in CI).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+if [[ -n "${CI:-}" ]]; then
+	export CI
+fi
+
+step() {
+	echo
+	echo "== $* ($(date -u +%H:%M:%S))"
+}
+
+step "deps"
+bash scripts/deps.sh
+
+step "gofmt"
+mapfile -t gofiles < <(git ls-files --cached --others --exclude-standard -- '*.go')
+unformatted=$(gofmt -l "${gofiles[@]}")
+if [[ -n "$unformatted" ]]; then
+	echo "gofmt: these files are not formatted (run gofmt -w on them):"
+	echo "$unformatted"
+	exit 1
+fi
+
+step "go vet"
+go vet ./...
+
+step "build"
+CGO_ENABLED=0 go build -o mcpwire .
+GOOS=windows go build ./...
+GOOS=darwin go build ./...
+echo "built ./mcpwire; windows and darwin compile"
+
+if [[ "${CI:-}" == "true" ]]; then
+	unset SKIP_FUZZ SKIP_CONFORMANCE
+fi
+
+step "go test -race"
+go test -race -count=1 ./...
+
+if [[ -z "${SKIP_FUZZ:-}" ]]; then
+	step "fuzz: listing targets"
+	# `go test -list` prints a package's matching names, then its "ok" line.
+	targets=()
+	names=()
+	while IFS= read -r line; do
+		case "$line" in
+		Fuzz*) names+=("$line") ;;
+		ok*)
+			pkg=$(awk '{ print $2 }' <<<"$line")
+			for n in "${names[@]}"; do targets+=("$pkg $n"); done
+			names=()
+			;;
+		*) names=() ;;
+		esac
+	done < <(go test -list '^Fuzz' ./...)
+	echo "fuzz: ${#targets[@]} targets"
+	for t in "${targets[@]}"; do
+		read -r pkg name <<<"$t"
+		time=${FUZZTIME:-10s}
+		if [[ "$pkg" == "mcpwire/jsonrpc" && "$name" == "FuzzDecodeMessage" ]]; then
+			time=30s
+		fi
+		step "fuzz $pkg $name for $time"
+		go test -run='^$' -fuzz="^${name}\$" -fuzztime="$time" "$pkg"
+	done
+fi
+
+if [[ -z "${SKIP_CONFORMANCE:-}" ]]; then
+	step "conformance"
+	MCPWIRE_BIN="$root/mcpwire" bash scripts/conformance/run.sh
+fi
