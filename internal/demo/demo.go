@@ -152,7 +152,6 @@ func serveHTTP(ctx context.Context, addr string, opts Options, stdout, stderr io
 	}
 	h := NewHTTPHandler(opts)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	srv.ErrorLog = nil
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "listening on http://%s/mcp\n", ln.Addr())

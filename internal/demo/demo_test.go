@@ -98,7 +98,7 @@ type clientOpts struct {
 	handle func(ctx context.Context, req *jsonrpc.Request) (any, error)
 }
 
-func startStdio(t *testing.T, co *clientOpts, args ...string) *testClient {
+func startStdio(t testing.TB, co *clientOpts, args ...string) *testClient {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -458,7 +458,7 @@ func TestServerRequests(t *testing.T) {
 }
 
 func TestCancelSleep(t *testing.T) {
-	c := startStdio(t, nil)
+	c := startStdio(t, nil, "--verbose")
 	c.init(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
@@ -466,18 +466,7 @@ func TestCancelSleep(t *testing.T) {
 		_, err := c.conn.Call(ctx, "tools/call", map[string]any{"name": "sleep", "arguments": map[string]any{"ms": 600000}})
 		errc <- err
 	}()
-	// The call is in flight once the server has counted it.
-	for {
-		var st struct{ Contents []struct{ Text string } }
-		c.mustCall(t, "resources/read", map[string]any{"uri": "demo://status"}, &st)
-		if strings.Contains(st.Contents[0].Text, `"toolCalls":1`) {
-			break
-		}
-		select {
-		case <-c.notes:
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	c.stderr.waitFor(t, "demo: <- tools/call") // in flight and cancellable
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("call: %v", err)
@@ -627,6 +616,10 @@ func TestStdioMisbehaviour(t *testing.T) {
 		c := startStdio(t, nil, "--print-env")
 		c.init(t, nil)
 		c.stderr.waitFor(t, "DEMO_SECRET_FOR_TEST=s3cret")
+	})
+	t.Run("start-delay", func(t *testing.T) {
+		c := startStdio(t, nil, "--start-delay", "5ms")
+		c.init(t, nil)
 	})
 	t.Run("eof", func(t *testing.T) {
 		code := Main(context.Background(), nil, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"), io.Discard, io.Discard)

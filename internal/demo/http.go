@@ -334,6 +334,7 @@ func (p *httpPeer) call(ctx context.Context, method string, params any) (json.Ra
 		}
 		return resp.Result, nil
 	case <-ctx.Done():
+		_ = p.notify(context.WithoutCancel(ctx), "notifications/cancelled", map[string]any{"requestId": id, "reason": "the tool call was cancelled"})
 		return nil, ctx.Err()
 	case <-t.C:
 		return nil, fmt.Errorf("no answer in %v", serverCallTimeout)

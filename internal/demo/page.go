@@ -22,7 +22,7 @@ func decodeCursor(cursor string, total int) (int, bool) {
 		return 0, false
 	}
 	n, err := strconv.Atoi(string(b[len(cursorPrefix):]))
-	if err != nil || n <= 0 || n >= total {
+	if err != nil || n <= 0 || n >= total || encodeCursor(n) != cursor {
 		return 0, false
 	}
 	return n, true

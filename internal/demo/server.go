@@ -101,8 +101,11 @@ func decode(params json.RawMessage, v any) error {
 
 // handle answers one request from the client.
 func (s *server) handle(ctx context.Context, p peer, req *jsonrpc.Request) (any, error) {
-	if s.opts.Verbose {
-		s.logf("demo: <- %s", req.Method)
+	switch req.Method {
+	case "initialize", "ping":
+		if s.opts.Verbose {
+			s.logf("demo: <- %s", req.Method)
+		}
 	}
 	switch req.Method {
 	case "initialize":
@@ -122,6 +125,11 @@ func (s *server) handle(ctx context.Context, p peer, req *jsonrpc.Request) (any,
 	s.mu.Lock()
 	s.inflight[req.ID] = cancel
 	s.mu.Unlock()
+	if s.opts.Verbose {
+		// Logged once the request can be cancelled, so that a test may
+		// wait for this line before cancelling.
+		s.logf("demo: <- %s", req.Method)
+	}
 	defer func() {
 		s.mu.Lock()
 		delete(s.inflight, req.ID)

@@ -125,7 +125,8 @@ func serveStdio(ctx context.Context, opts Options, stdin io.Reader, stdout, stde
 	crash := make(chan struct{})
 	var crashOnce sync.Once
 	p := &connPeer{ready: make(chan struct{})}
-	conn := jsonrpc.NewConn(st, &jsonrpc.ConnOptions{
+	var conn *jsonrpc.Conn
+	conn = jsonrpc.NewConn(st, &jsonrpc.ConnOptions{
 		Handle: func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 			res, err := srv.handle(ctx, p, req)
 			switch {
@@ -148,6 +149,13 @@ func serveStdio(ctx context.Context, opts Options, stdin io.Reader, stdout, stde
 		Notify: srv.notification,
 		OnBadMessage: func(err error) {
 			srv.logf("demo: %v", err)
+		},
+		OnCancel: func(id jsonrpc.ID, cause error) {
+			// A request of ours (roots/list, elicitation, sampling) was
+			// given up: tell the client.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			_ = conn.Notify(ctx, "notifications/cancelled", map[string]any{"requestId": id, "reason": "the tool call was cancelled"})
 		},
 		ReplyRate: 1 << 24,
 	})

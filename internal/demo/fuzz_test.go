@@ -1,0 +1,97 @@
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"mcpwire/jsonrpc"
+)
+
+func FuzzCursor(f *testing.F) {
+	for _, s := range []string{"", "!!", encodeCursor(1), encodeCursor(99), "b2Zmc2V0Oi0x", "b2Zmc2V0OjE"} {
+		f.Add(s, 100)
+	}
+	f.Fuzz(func(t *testing.T, cursor string, total int) {
+		n, ok := decodeCursor(cursor, total)
+		if ok && (n <= 0 || n >= total) {
+			t.Fatalf("offset %d accepted for %d items", n, total)
+		}
+		if ok && encodeCursor(n) != cursor {
+			t.Fatalf("cursor %q is not canonical", cursor)
+		}
+	})
+}
+
+// quietPeer refuses to send anything.
+type quietPeer struct{}
+
+func (quietPeer) notify(context.Context, string, any) error { return errors.New("no client") }
+func (quietPeer) call(context.Context, string, any) (json.RawMessage, error) {
+	return nil, errors.New("no client")
+}
+
+// FuzzHandle feeds any params to every method: an answer or a JSON-RPC
+// error, never a panic or a hang.
+func FuzzHandle(f *testing.F) {
+	methods := []string{"initialize", "ping", "tools/list", "tools/call", "resources/list", "resources/templates/list",
+		"resources/read", "resources/subscribe", "resources/unsubscribe", "prompts/list", "prompts/get",
+		"completion/complete", "logging/setLevel", "nope"}
+	seeds := []string{`{}`, `{"cursor":"` + encodeCursor(3) + `"}`, `{"name":"echo","arguments":{"text":"x"}}`,
+		`{"name":"add","arguments":{"a":1,"b":2}}`, `{"name":"big","arguments":{"bytes":10}}`, `{"uri":"demo://item/1"}`,
+		`{"name":"greet","arguments":{"name":"a"}}`, `{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"style","value":""}}`,
+		`{"level":"debug"}`, `[]`, `{"name":"image"}`, `{"name":"notify","_meta":{"progressToken":1}}`}
+	for i, s := range seeds {
+		f.Add(uint8(i), s)
+	}
+	f.Fuzz(func(t *testing.T, m uint8, params string) {
+		if !json.Valid([]byte(params)) {
+			return
+		}
+		var call struct {
+			Name      string `json:"name"`
+			Arguments struct {
+				Bytes json.Number `json:"bytes"`
+			} `json:"arguments"`
+		}
+		json.Unmarshal([]byte(params), &call)
+		if n, _ := strconv.ParseInt(string(call.Arguments.Bytes), 10, 64); n > 1<<20 || call.Name == "crash" {
+			return // big answers and a crash are what they are asked to be
+		}
+		s := newServer(&Options{ExtraTools: 3, PageSize: 2})
+		s.initialized = true
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		req := &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: methods[int(m)%len(methods)], Params: json.RawMessage(params)}
+		res, err := s.handle(ctx, quietPeer{}, req)
+		if a, ok := res.(*afterReply); ok {
+			a.then()
+			res = a.result
+		}
+		if err == nil {
+			if _, merr := jsonrpc.NewResponse(req.ID, res, nil); merr != nil {
+				t.Fatalf("%s: result does not marshal: %v", req.Method, merr)
+			}
+		}
+	})
+}
+
+// BenchmarkStdioEcho is sequential echo calls to an in-process demo over pipes.
+func BenchmarkStdioEcho(b *testing.B) {
+	c := startStdio(b, nil)
+	ctx := context.Background()
+	if _, err := c.conn.Call(ctx, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "bench", "version": "1"}}); err != nil {
+		b.Fatal(err)
+	}
+	params := map[string]any{"name": "echo", "arguments": map[string]any{"text": "hello"}}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := c.conn.Call(ctx, "tools/call", params); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
