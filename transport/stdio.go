@@ -72,10 +72,12 @@ type StdioConn struct {
 	stdout *os.File
 	stderr *os.File
 
-	r       *bufio.Reader
-	queue   []jsonrpc.Message // the rest of a batch
-	readErr error             // sticky: the stream ended or broke
-	bad     atomic.Int64
+	r        *bufio.Reader
+	queue    []jsonrpc.Message // the rest of a batch
+	readErr  error             // sticky: the stream ended or broke
+	readCtx  context.Context   // the ctx whose end unblocks a read
+	readStop func() bool       // stops that
+	bad      atomic.Int64
 
 	wmu    sync.Mutex
 	wbuf   []byte
@@ -239,11 +241,15 @@ func (c *StdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.queue = c.queue[1:]
 			return m, nil
 		}
-		if c.readErr != nil {
-			return nil, c.readErr
+		if c.readErr == nil && c.closed.Load() {
+			c.readErr = errClosed()
 		}
-		if c.closed.Load() {
-			return nil, errClosed()
+		if c.readErr != nil {
+			if c.readStop != nil {
+				c.readStop() // nothing more to unblock
+				c.readStop = nil
+			}
+			return nil, c.readErr
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -275,12 +281,58 @@ func (c *StdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *StdioConn) readLine(ctx context.Context) ([]byte, error) {
-	if ctx.Done() != nil {
-		// A cancelled ctx ends a blocked read through a deadline in the past.
-		stop := context.AfterFunc(ctx, func() { c.stdout.SetReadDeadline(time.Unix(1, 0)) })
-		defer stop()
+	if ctx.Done() != nil && ctx != c.readCtx {
+		// A cancelled ctx ends a blocked read through a deadline in the
+		// past. The registration is kept while the caller keeps its ctx
+		// (jsonrpc.Conn reads with one ctx for its whole life).
+		if c.readStop != nil {
+			c.readStop()
+		}
+		c.readCtx = ctx
+		c.readStop = context.AfterFunc(ctx, func() { c.stdout.SetReadDeadline(time.Unix(1, 0)) })
 	}
-	return jsonrpc.ReadLine(c.r)
+	return readLine(c.r)
+}
+
+// readLine reads one line as jsonrpc.ReadLine does (no length limit, line
+// end and leading blanks dropped), but gathers a long line in pieces that
+// are copied once into a buffer of the exact size: a line of n bytes
+// costs about 2n of memory at the peak, not the 4n to 5n of growing one
+// buffer by appending.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	line, err := r.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		pieces := [][]byte{append([]byte(nil), line...)}
+		total := len(line)
+		for err == bufio.ErrBufferFull {
+			line, err = r.ReadSlice('\n')
+			pieces = append(pieces, append([]byte(nil), line...))
+			total += len(line)
+		}
+		buf := make([]byte, 0, total)
+		for i, p := range pieces {
+			buf = append(buf, p...)
+			pieces[i] = nil
+		}
+		line = buf
+	} else if len(line) > 0 {
+		line = append([]byte(nil), line...)
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	n := len(line)
+	if n > 0 && line[n-1] == '\n' {
+		n--
+		if n > 0 && line[n-1] == '\r' {
+			n--
+		}
+	}
+	line = line[:n]
+	for len(line) > 0 && (line[0] == ' ' || line[0] == '\t' || line[0] == '\r') {
+		line = line[1:]
+	}
+	return line, err
 }
 
 // endErr turns the error that ended stdout into what Read reports.
@@ -350,12 +402,23 @@ func (c *StdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("writing to %q: %v", c.cmdName, err)
 	}
-	c.wbuf = append(c.wbuf, '\n')
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, func() { c.stdin.SetWriteDeadline(time.Unix(1, 0)) })
 		defer stop()
 	}
-	n, err := c.stdin.Write(c.wbuf)
+	var n int
+	if len(c.wbuf) < cap(c.wbuf) || len(c.wbuf) < 64<<10 {
+		c.wbuf = append(c.wbuf, '\n')
+		n, err = c.stdin.Write(c.wbuf)
+	} else {
+		// A big message that fills its buffer: write the line end apart
+		// rather than copy the message into a bigger buffer.
+		n, err = c.stdin.Write(c.wbuf)
+		if err == nil {
+			_, err = c.stdin.Write([]byte{'\n'})
+			n++
+		}
+	}
 	if cap(c.wbuf) > 1<<20 {
 		c.wbuf = nil // do not pin a huge buffer
 	}

@@ -1,0 +1,187 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"mcpwire/jsonrpc"
+)
+
+// The floor of these benchmarks is a bare newline echo through the same
+// pipes to a helper process, with no JSON work: BenchmarkStdioFloor* against
+// BenchmarkStdioCall* gives the cost of the JSON-RPC layers.
+
+// stdioSmallParams is about the size of a small echo request.
+var stdioSmallParams = json.RawMessage(`{"text":"hello, world"}`)
+
+func stdioBenchConn(b *testing.B, helper string) *StdioConn {
+	b.Helper()
+	c, err := helperStdio(b, helper, nil).Connect(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	return c
+}
+
+func stdioFloorLine(params json.RawMessage) []byte {
+	line, _ := jsonrpc.AppendMessage(nil, &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "echo", Params: params})
+	return append(line, '\n')
+}
+
+func BenchmarkStdioFloorSequential(b *testing.B) {
+	c := stdioBenchConn(b, "echo")
+	line := stdioFloorLine(stdioSmallParams)
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.stdin.Write(line); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.r.ReadSlice('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStdioCallSequential(b *testing.B) {
+	conn := jsonrpc.NewConn(stdioBenchConn(b, "jsonecho"), nil)
+	defer conn.Close()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := conn.Call(ctx, "echo", stdioSmallParams); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+const stdioInFlight = 16
+
+// BenchmarkFloor16InFlight pipelines lines with at most 16 unanswered.
+func BenchmarkStdioFloor16InFlight(b *testing.B) {
+	c := stdioBenchConn(b, "echo")
+	line := stdioFloorLine(stdioSmallParams)
+	sem := make(chan struct{}, stdioInFlight)
+	b.ReportAllocs()
+	b.ResetTimer()
+	done := make(chan error, 1)
+	go func() {
+		for i := 0; i < b.N; i++ {
+			if _, err := c.r.ReadSlice('\n'); err != nil {
+				done <- err
+				return
+			}
+			<-sem
+		}
+		done <- nil
+	}()
+	for i := 0; i < b.N; i++ {
+		sem <- struct{}{}
+		if _, err := c.stdin.Write(line); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+}
+
+func BenchmarkStdioCall16InFlight(b *testing.B) {
+	conn := jsonrpc.NewConn(stdioBenchConn(b, "jsonecho"), nil)
+	defer conn.Close()
+	ctx := context.Background()
+	var n atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for range stdioInFlight {
+		wg.Go(func() {
+			for n.Add(1) <= int64(b.N) {
+				if _, err := conn.Call(ctx, "echo", stdioSmallParams); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+const stdioBigSize = 8 << 20
+
+func stdioBigParams() json.RawMessage {
+	return json.RawMessage(`["` + string(bytes.Repeat([]byte("x"), stdioBigSize)) + `"]`)
+}
+
+// peakHeap samples the heap while f runs and reports the peak above the
+// heap before, per payload byte.
+func stdioPeakHeap(b *testing.B, f func()) {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > base && ms.HeapAlloc-base > peak.Load() {
+				peak.Store(ms.HeapAlloc - base)
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	f()
+	close(stop)
+	<-sampled
+	b.ReportMetric(float64(peak.Load())/stdioBigSize, "peak/payload")
+}
+
+func BenchmarkStdioFloor8MiB(b *testing.B) {
+	c := stdioBenchConn(b, "echo")
+	line := stdioFloorLine(stdioBigParams())
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	stdioPeakHeap(b, func() {
+		for b.Loop() {
+			go c.stdin.Write(line)    // the pipe holds 64 KiB: write while reading
+			got, err := readLine(c.r) // what StdioConn.Read uses
+			if err != nil || len(got) != len(line)-1 {
+				b.Fatal(len(got), err)
+			}
+		}
+	})
+}
+
+func BenchmarkStdioCall8MiB(b *testing.B) {
+	conn := jsonrpc.NewConn(stdioBenchConn(b, "jsonecho"), nil)
+	defer conn.Close()
+	params := stdioBigParams()
+	ctx := context.Background()
+	b.SetBytes(int64(len(params)))
+	b.ReportAllocs()
+	stdioPeakHeap(b, func() {
+		for b.Loop() {
+			res, err := conn.Call(ctx, "echo", params)
+			if err != nil || len(res) != len(params) {
+				b.Fatal(len(res), err)
+			}
+		}
+	})
+}
