@@ -232,8 +232,9 @@ func (c *HTTPConn) deliver(ctx context.Context, msg jsonrpc.Message, err error) 
 	}
 }
 
-// deliverBody queues the messages of one JSON body or event.
-func (c *HTTPConn) deliverBody(ctx context.Context, data []byte, want jsonrpc.ID, swallow *jsonrpc.Response) (answered bool) {
+// deliverBody queues the messages of one JSON body or event, and returns
+// the decoding error, if any, without queueing it.
+func (c *HTTPConn) deliverBody(ctx context.Context, data []byte, want jsonrpc.ID, swallow *jsonrpc.Response) (answered bool, err error) {
 	msgs, err := jsonrpc.DecodeMessage(data)
 	for _, m := range msgs {
 		if r, ok := m.(*jsonrpc.Response); ok && want.IsValid() && r.ID == want {
@@ -244,13 +245,10 @@ func (c *HTTPConn) deliverBody(ctx context.Context, data []byte, want jsonrpc.ID
 			}
 		}
 		if !c.deliver(ctx, m, nil) {
-			return answered
+			return answered, nil
 		}
 	}
-	if err != nil {
-		c.deliver(ctx, nil, err)
-	}
-	return answered
+	return answered, err
 }
 
 // spawn runs f in a goroutine that Close waits for; it reports false (and
@@ -422,6 +420,9 @@ func (c *HTTPConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			if err := c.renewSession(ctx, sess); err != nil {
 				return err
 			}
+			if method == "notifications/initialized" {
+				return nil // renewSession sent it for the new session
+			}
 			retried = true
 			continue
 		}
@@ -494,10 +495,18 @@ func (c *HTTPConn) answer(ctx context.Context, resp *http.Response, detach func(
 			}
 			return fmt.Errorf("reading answer from %s: %w", c.shown, err)
 		}
+		answered, err := c.deliverBody(ctx, data, callID, nil)
+		if err != nil {
+			if !answered {
+				// Nothing will answer the call: say so now rather than
+				// letting it wait for its timeout.
+				return fmt.Errorf("reading answer from %s: %w", c.shown, err)
+			}
+			c.deliver(ctx, nil, err)
+		}
 		if method == "initialize" {
 			c.markInited()
 		}
-		c.deliverBody(ctx, data, callID, nil)
 		return nil
 	default:
 		discard(resp)
@@ -547,7 +556,11 @@ func (c *HTTPConn) consume(ctx context.Context, resp *http.Response, cancel cont
 			continue // priming, or not ours
 		}
 		progress = true
-		if c.deliverBody(ctx, ev.data, want, swallow) {
+		answered, derr := c.deliverBody(ctx, ev.data, want, swallow)
+		if derr != nil {
+			c.deliver(ctx, nil, derr)
+		}
+		if answered {
 			return true, true, nil
 		}
 	}
@@ -611,8 +624,7 @@ func (c *HTTPConn) follow(resp *http.Response, cancel context.CancelFunc, callID
 		}
 		resp, cancel, err := c.get(st.lastID)
 		if err != nil {
-			var herr *HTTPError
-			if errors.As(err, &herr) && herr.StatusCode >= 400 && herr.StatusCode < 500 {
+			if permanent(err) {
 				break // the server cannot resume this stream
 			}
 			progress = false
@@ -626,6 +638,14 @@ func (c *HTTPConn) follow(resp *http.Response, cancel context.CancelFunc, callID
 			Message: "transport: the server's event stream ended before the response",
 		}}, nil)
 	}
+}
+
+// permanent reports whether a GET failed in a way that trying again
+// will not mend: a 4xx answer or a redirect.
+func permanent(err error) bool {
+	var herr *HTTPError
+	var rerr *RedirectError
+	return errors.As(err, &rerr) || errors.As(err, &herr) && herr.StatusCode >= 400 && herr.StatusCode < 500
 }
 
 // listen starts the standalone GET stream, unless it runs already.
@@ -661,8 +681,7 @@ func (c *HTTPConn) listenLoop() {
 		resp, cancel, err := c.get(st.lastID)
 		progress := false
 		if err != nil {
-			var herr *HTTPError
-			if errors.As(err, &herr) && herr.StatusCode >= 400 && herr.StatusCode < 500 {
+			if permanent(err) {
 				return
 			}
 		} else {
@@ -747,7 +766,7 @@ func (c *HTTPConn) renewSession(ctx context.Context, old string) error {
 		discard(resp)
 		cancel()
 		if err == nil {
-			answered = c.deliverBody(ctx, data, id, &answer)
+			answered, err = c.deliverBody(ctx, data, id, &answer)
 		}
 	default:
 		discard(resp)

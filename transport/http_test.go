@@ -837,3 +837,32 @@ func TestHTTPNoLeak(t *testing.T) {
 		})
 	}
 }
+
+func TestHTTPAnswerNotJSONRPC(t *testing.T) {
+	f := newFakeServer(t, &fakeServer{})
+	f.before = func(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) bool {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, "<html>oops</html>")
+		return true
+	}
+	hc := dial(t, &HTTP{URL: f.url()})
+	err := hc.Write(context.Background(), &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "x"})
+	var de *jsonrpc.DecodeError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), f.url()) {
+		t.Fatalf("err = %v, want a DecodeError naming the URL", err)
+	}
+}
+
+func TestHTTPUnexpectedContentType(t *testing.T) {
+	f := newFakeServer(t, &fakeServer{})
+	f.before = func(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) bool {
+		w.Header().Set("Content-Type", "text/html\x1b[2J")
+		io.WriteString(w, "<html>hi</html>")
+		return true
+	}
+	hc := dial(t, &HTTP{URL: f.url()})
+	err := hc.Write(context.Background(), &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "x"})
+	if err == nil || !strings.Contains(err.Error(), "text/html") || strings.Contains(err.Error(), "\x1b") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -94,7 +94,9 @@ func (c *HTTPConn) startLegacy(ctx context.Context) (*legacyConn, error) {
 			if len(ev.data) == 0 || (ev.typ != "" && ev.typ != "message") {
 				continue
 			}
-			c.deliverBody(c.ctx, ev.data, jsonrpc.ID{}, nil)
+			if _, err := c.deliverBody(c.ctx, ev.data, jsonrpc.ID{}, nil); err != nil {
+				c.deliver(c.ctx, nil, err)
+			}
 		}
 	})
 	if !started {
