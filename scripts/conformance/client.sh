@@ -34,9 +34,21 @@ home=$(mktemp -d "${TMPDIR:-/tmp}/mcpwire-conformance.XXXXXX")
 trap 'rm -rf "$home"' EXIT
 export MCPWIRE_HOME="$home"
 
+# run runs mcpwire and passes on SIGTERM and SIGINT (the suite sends
+# SIGTERM to the client when it times out), so nothing outlives the run.
 run() {
 	echo "client.sh: mcpwire $*" >&2
-	"$bin" "$@"
+	"$bin" "$@" &
+	local pid=$! rc=0
+	trap 'kill -TERM "$pid" 2>/dev/null' TERM INT HUP
+	wait "$pid" || rc=$?
+	# A trapped signal ends wait early: wait for mcpwire's own exit.
+	while kill -0 "$pid" 2>/dev/null; do
+		rc=0
+		wait "$pid" || rc=$?
+	done
+	trap - TERM INT HUP
+	return "$rc"
 }
 
 case "$scenario" in

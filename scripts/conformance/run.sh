@@ -92,9 +92,11 @@ for s in "${scenarios[@]}"; do
 	log="$out/logs/${s//\//_}.log"
 	start=$(date +%s%N)
 	rc=0
-	# The suite bounds the client by timeout_ms; the outer bound catches a hung runner.
+	# The suite bounds the client by timeout_ms, then sends SIGTERM to the
+	# shell it started: exec makes that shell the adapter, which passes the
+	# signal on to mcpwire. The outer bound catches a hung runner.
 	timeout --kill-after=10 $((timeout_ms / 1000 + 90)) \
-		env NO_COLOR=1 "$node22" "$suite" client --command "bash $adapter" --scenario "$s" \
+		env NO_COLOR=1 "$node22" "$suite" client --command "exec bash $adapter" --scenario "$s" \
 		--timeout "$timeout_ms" -o "$out/results" >"$log" 2>&1 || rc=$?
 	secs=$(awk -v ns=$(($(date +%s%N) - start)) 'BEGIN { printf "%.1f", ns / 1e9 }')
 	if [[ $rc -eq 0 && -z "${expected[$s]:-}" ]]; then
@@ -111,6 +113,12 @@ for s in "${scenarios[@]}"; do
 	else
 		echo "FAIL  $s (exit $rc, ${secs}s); log: ${log#"$root"/}"
 		grep -E 'FAILURE|WARNING|Passed:|[Tt]imed? ?out|Error' "$log" | sed 's/\x1b\[[0-9;]*m//g' | head -n 20 | sed 's/^/      /' || true
+		for f in "$out/results/$s"-*/stderr.txt; do
+			if [[ -s "$f" ]]; then
+				echo "      client stderr (${f#"$root"/}), last lines:"
+				tail -n 8 "$f" | sed 's/^/        /'
+			fi
+		done
 		problems+=("failed: $s")
 		failed=$((failed + 1))
 	fi
