@@ -225,7 +225,7 @@ func (e *DecodeError) Error() string { return "jsonrpc: " + e.Reason }
 // DecodeMessage decodes one message, or a batch of them (a JSON array).
 // The messages' raw members (Params, Result, Error.Data) alias data.
 func DecodeMessage(data []byte) ([]Message, error) {
-	if !json.Valid(data) {
+	if !validJSON(data) {
 		return nil, &DecodeError{Code: CodeParseError, Reason: "not valid JSON"}
 	}
 	i := skipSpace(data, 0)
@@ -263,38 +263,41 @@ func decodeObject(data []byte) (Message, error) {
 		return nil, &DecodeError{Code: CodeInvalidRequest, Reason: "message is not a JSON object"}
 	}
 	var version, id, method, params, result, errv []byte
-	seen := map[string]bool{}
 	i := skipSpace(data, 1)
 	for data[i] != '}' {
 		kend := skipValue(data, i)
-		var key string
-		if err := json.Unmarshal(data[i:kend], &key); err != nil {
-			return nil, &DecodeError{Code: CodeInvalidRequest, Reason: "bad member name"}
+		key := data[i+1 : kend-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			var k string
+			if err := json.Unmarshal(data[i:kend], &k); err != nil {
+				return nil, &DecodeError{Code: CodeInvalidRequest, Reason: "bad member name"}
+			}
+			key = []byte(k)
 		}
 		i = skipSpace(data, kend)
 		i = skipSpace(data, i+1) // ':'
 		vend := skipValue(data, i)
 		val := data[i:vend]
-		switch key {
-		case "jsonrpc", "id", "method", "params", "result", "error":
-			if seen[key] {
+		var slot *[]byte
+		switch string(key) {
+		case "jsonrpc":
+			slot = &version
+		case "id":
+			slot = &id
+		case "method":
+			slot = &method
+		case "params":
+			slot = &params
+		case "result":
+			slot = &result
+		case "error":
+			slot = &errv
+		}
+		if slot != nil {
+			if *slot != nil {
 				return nil, &DecodeError{Code: CodeInvalidRequest, Reason: fmt.Sprintf("member %q given twice", key)}
 			}
-			seen[key] = true
-		}
-		switch key {
-		case "jsonrpc":
-			version = val
-		case "id":
-			id = val
-		case "method":
-			method = val
-		case "params":
-			params = val
-		case "result":
-			result = val
-		case "error":
-			errv = val
+			*slot = val
 		}
 		i = skipSpace(data, vend)
 		if data[i] == ',' {

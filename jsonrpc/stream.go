@@ -74,17 +74,9 @@ func quoteStart(line []byte) string {
 // length. Blank lines come back empty. At the end of input it returns the
 // last unterminated line (if any) with io.EOF.
 func ReadLine(r *bufio.Reader) ([]byte, error) {
-	line, err := r.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		buf := append([]byte(nil), line...)
-		for err == bufio.ErrBufferFull {
-			line, err = r.ReadSlice('\n')
-			buf = append(buf, line...)
-		}
-		line = buf
-	} else if err == nil || len(line) > 0 {
-		line = append([]byte(nil), line...)
-	}
+	// ReadBytes gathers a long line in buffer-sized pieces and copies them
+	// once into a slice of the exact size: about twice the line at peak.
+	line, err := r.ReadBytes('\n')
 	if err != nil && err != io.EOF {
 		return nil, err
 	}

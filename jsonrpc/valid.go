@@ -1,0 +1,206 @@
+package jsonrpc
+
+// validJSON reports whether data is one valid JSON value, exactly as
+// json.Valid does (invalid UTF-8 inside strings is let through, as
+// encoding/json decodes it to U+FFFD), but quicker on long strings: a
+// message of megabytes of text is checked at memory speed.
+func validJSON(data []byte) bool {
+	v := validator{data: data}
+	v.space()
+	if !v.value(0) {
+		return false
+	}
+	v.space()
+	return v.i == len(v.data)
+}
+
+// maxDepth bounds nesting, as encoding/json does.
+const maxDepth = 10000
+
+type validator struct {
+	data []byte
+	i    int
+}
+
+func (v *validator) space() {
+	for v.i < len(v.data) {
+		switch v.data[v.i] {
+		case ' ', '\t', '\r', '\n':
+			v.i++
+		default:
+			return
+		}
+	}
+}
+
+func (v *validator) value(depth int) bool {
+	if v.i >= len(v.data) || depth > maxDepth {
+		return false
+	}
+	switch c := v.data[v.i]; {
+	case c == '"':
+		return v.str()
+	case c == '{':
+		v.i++
+		v.space()
+		if v.i < len(v.data) && v.data[v.i] == '}' {
+			v.i++
+			return true
+		}
+		for {
+			v.space()
+			if v.i >= len(v.data) || v.data[v.i] != '"' || !v.str() {
+				return false
+			}
+			v.space()
+			if v.i >= len(v.data) || v.data[v.i] != ':' {
+				return false
+			}
+			v.i++
+			v.space()
+			if !v.value(depth + 1) {
+				return false
+			}
+			v.space()
+			if v.i >= len(v.data) {
+				return false
+			}
+			if v.data[v.i] == '}' {
+				v.i++
+				return true
+			}
+			if v.data[v.i] != ',' {
+				return false
+			}
+			v.i++
+		}
+	case c == '[':
+		v.i++
+		v.space()
+		if v.i < len(v.data) && v.data[v.i] == ']' {
+			v.i++
+			return true
+		}
+		for {
+			v.space()
+			if !v.value(depth + 1) {
+				return false
+			}
+			v.space()
+			if v.i >= len(v.data) {
+				return false
+			}
+			if v.data[v.i] == ']' {
+				v.i++
+				return true
+			}
+			if v.data[v.i] != ',' {
+				return false
+			}
+			v.i++
+		}
+	case c == 't':
+		return v.literal("true")
+	case c == 'f':
+		return v.literal("false")
+	case c == 'n':
+		return v.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return v.number()
+	}
+	return false
+}
+
+func (v *validator) literal(s string) bool {
+	if len(v.data)-v.i < len(s) || string(v.data[v.i:v.i+len(s)]) != s {
+		return false
+	}
+	v.i += len(s)
+	return true
+}
+
+// str checks a string starting at the opening quote.
+func (v *validator) str() bool {
+	d := v.data
+	i := v.i + 1
+	for i < len(d) {
+		c := d[i]
+		switch {
+		case c == '"':
+			v.i = i + 1
+			return true
+		case c == '\\':
+			if i+1 >= len(d) {
+				return false
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(d) {
+					return false
+				}
+				for _, h := range d[i+2 : i+6] {
+					if !isHex(h) {
+						return false
+					}
+				}
+				i += 6
+			default:
+				return false
+			}
+		case c < 0x20:
+			return false
+		default:
+			i++
+		}
+	}
+	return false
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func (v *validator) number() bool {
+	d := v.data
+	i := v.i
+	if d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		start := i
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return false
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return false
+		}
+	}
+	v.i = i
+	return true
+}
