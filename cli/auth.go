@@ -1,20 +1,104 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
 	"mcpwire/config"
+	"mcpwire/manager"
+	"mcpwire/oauth"
 )
 
-// authStatus is a server's login state for list: "-" for stdio, else
-// what the token file says.
+// authStatus is a server's login state for list: "-" for stdio, "not
+// needed" for an HTTP server with no token file and no oauth section,
+// else what its token file says.
 func (inv *invocation) authStatus(home string, s *config.Server) string {
-	if s.Type == config.TypeStdio {
-		return "-"
+	st, warn := manager.AuthStatus(home, s, time.Now())
+	if warn != "" {
+		inv.eprintf("mcpwire: warning: %s: %s\n", s.Name, clean(warn))
 	}
-	return "not needed"
+	inv.tokenSecrets(home, s.Name)
+	return st
 }
 
 // needsLogin says whether an HTTP server has no usable token when it is
 // known to need one.
 func (inv *invocation) needsLogin(home string) func(*config.Server) bool {
-	return func(*config.Server) bool { return false }
+	return func(s *config.Server) bool {
+		inv.tokenSecrets(home, s.Name)
+		return manager.NeedsLogin(home, s)
+	}
+}
+
+// tokenSecrets registers the secrets of a server's token file, so that
+// no output of this run can show them.
+func (inv *invocation) tokenSecrets(home, name string) {
+	rec, _, err := manager.TokenStore(home).Load(name)
+	if err != nil || rec == nil {
+		return
+	}
+	if rec.Token != nil {
+		inv.addSecrets(rec.Token.AccessToken, rec.Token.RefreshToken)
+	}
+	if rec.Client != nil {
+		inv.addSecrets(rec.Client.ClientSecret)
+	}
+}
+
+// authHome is the home folder of the token files: the target's, else the
+// one loadConfig would use.
+func (inv *invocation) authHome(t *target) string {
+	if t.home != "" {
+		return t.home
+	}
+	home := inv.env.Home
+	if home == "" {
+		h, err := config.Home(inv.env.Getenv)
+		if err != nil {
+			return ""
+		}
+		return h
+	}
+	if !filepath.IsAbs(home) {
+		home = filepath.Join(inv.env.Dir, home)
+	}
+	return home
+}
+
+// authClient is the HTTP client of a target: stored tokens are sent (to
+// their server only) and refreshed; nil when there is no home folder.
+func (inv *invocation) authClient(t *target) *http.Client {
+	home := inv.authHome(t)
+	if home == "" {
+		return nil
+	}
+	inv.tokenSecrets(home, t.spec.Name)
+	return manager.AuthClient(home, t.spec.Name, t.spec.URL)
+}
+
+// authFailure fills f for a run that needs a login (exit 4) and reports
+// whether err was one. Nothing here opens a browser.
+func authFailure(f *failure, name string, err error) bool {
+	var lr *oauth.LoginRequiredError
+	var su *oauth.StepUpError
+	switch {
+	case errors.As(err, &su):
+		f.code, f.phase = ExitAuth, phaseAuth
+		f.err = fmt.Errorf("the server needs more scope: %s", strings.Join(su.Required, " "))
+		f.hints = append(f.hints, fmt.Sprintf("log in again to grant it (mcpwire asks for %s): mcpwire login %s", strings.Join(su.Scopes, " "), name))
+	case errors.As(err, &lr):
+		f.code, f.phase = ExitAuth, phaseAuth
+		f.err = lr
+		f.hints = append(f.hints, "log in first: mcpwire login "+name)
+	case errors.Is(err, oauth.ErrLoginRequired):
+		f.code, f.phase = ExitAuth, phaseAuth
+		f.hints = append(f.hints, "log in first: mcpwire login "+name)
+	default:
+		return false
+	}
+	return true
 }

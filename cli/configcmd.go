@@ -26,15 +26,17 @@ func (inv *invocation) loadConfig() (*config.Config, string, error) {
 		home = filepath.Join(inv.env.Dir, home)
 	}
 	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: inv.env.Dir, Getenv: inv.env.Getenv})
-	if err != nil {
+	if err != nil && cfg == nil {
 		return nil, "", fail(ExitConfig, phaseConfig, err, "fix the file; mcpwire never rewrites a file that is not valid JSON")
 	}
+	// A broken file fails alone; the other file's servers stay usable.
+	inv.configErr = err
 	for _, s := range cfg.Servers {
 		inv.addSecrets(s.Secrets()...)
 	}
 	for _, f := range cfg.Files {
 		if f.Err != nil {
-			inv.eprintf("mcpwire: warning: %v\n", f.Err)
+			inv.eprintf("mcpwire: warning: %s (its servers are left out)\n", clean(f.Err.Error()))
 		}
 	}
 	if !inv.json {
@@ -48,6 +50,9 @@ func (inv *invocation) loadConfig() (*config.Config, string, error) {
 // lookup finds a configured server by name.
 func (inv *invocation) lookup(cfg *config.Config, name string) (*config.Server, error) {
 	s := cfg.Server(name)
+	if s == nil && inv.configErr != nil {
+		return nil, fail(ExitConfig, phaseConfig, inv.configErr, "fix the file; mcpwire never rewrites a file that is not valid JSON")
+	}
 	if s == nil {
 		var names []string
 		for _, x := range cfg.Servers {

@@ -113,7 +113,8 @@ func startHTTPDemo() (*target, error) {
 	if err != nil {
 		return nil, fail(ExitServer, phaseSpawn, fmt.Errorf("listening on loopback for the demo server: %v", err))
 	}
-	srv := &http.Server{Handler: demo.NewHTTPHandler(demo.Options{}), ReadHeaderTimeout: 10 * time.Second}
+	h := demo.NewHTTPHandler(demo.Options{})
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -121,6 +122,7 @@ func startHTTPDemo() (*target, error) {
 	}()
 	url := "http://" + ln.Addr().String() + "/mcp"
 	stop := func() {
+		h.Close() // ends the sessions' streams, so Shutdown need not wait
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		if srv.Shutdown(ctx) != nil {
@@ -159,6 +161,9 @@ func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, 
 	if tf.verbose {
 		opts.Stderr = &redactingWriter{inv: inv, w: inv.env.Stderr}
 	}
+	if spec.Transport != "stdio" {
+		opts.HTTPClient = inv.authClient(t)
+	}
 	sctx, cancel := context.WithTimeout(ctx, tf.startup)
 	defer cancel()
 	stop := inv.spinner("connecting to " + spec.Name)
@@ -195,6 +200,9 @@ func (inv *invocation) serverFailure(spec *manager.Spec, err error) error {
 	var se *manager.ServerError
 	if errors.As(err, &se) {
 		f.phase, f.err, f.stderr = se.Phase, errors.New(se.Reason()), se.Stderr
+	}
+	if authFailure(f, spec.Name, err) {
+		return f
 	}
 	switch f.phase {
 	case manager.PhaseSpawn:

@@ -26,6 +26,8 @@ type invocation struct {
 	exit int
 	// wroteJSON is set once the command printed its JSON document.
 	wroteJSON bool
+	// configErr is a configuration file that could not be used.
+	configErr error
 
 	mu      sync.Mutex
 	secrets []string

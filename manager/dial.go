@@ -204,3 +204,12 @@ func SpecFromConfig(s *config.Server) (*Spec, error) {
 		URL: x.URL, Header: x.Headers, Timeout: s.Timeout,
 	}, nil
 }
+
+// BadLines returns how many lines a stdio server wrote to stdout that
+// were not JSON-RPC.
+func (c *Conn) BadLines() int {
+	if c.stdio == nil {
+		return 0
+	}
+	return c.stdio.BadLines()
+}

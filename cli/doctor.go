@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"mcpwire/config"
+	"mcpwire/manager"
+	"mcpwire/oauth"
+)
+
+// doctorReport is one server's diagnosis in `mcpwire doctor --json`.
+type doctorReport struct {
+	Server    string          `json:"server"`
+	Transport string          `json:"transport"`
+	Target    string          `json:"target"`
+	OK        bool            `json:"ok"`
+	Checks    []manager.Check `json:"checks"`
+}
+
+func runDoctor(ctx context.Context, inv *invocation, args []string) error {
+	fs := newFlagSet("doctor")
+	var tf targetFlags
+	tf.register(fs)
+	pos, tail, hasTail, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	inv.json = tf.json
+	var reports []*doctorReport
+	if len(pos) == 0 && !hasTail && tf.demo.mode == "" {
+		reports, err = inv.doctorAll(ctx, &tf)
+	} else {
+		var r *doctorReport
+		r, err = inv.doctorOne(ctx, &tf, pos, tail, hasTail)
+		reports = []*doctorReport{r}
+	}
+	if err != nil {
+		return err
+	}
+	allOK := true
+	for _, r := range reports {
+		allOK = allOK && r.OK
+	}
+	if !allOK {
+		inv.exit = ExitServer
+	}
+	if inv.json {
+		inv.writeJSON(struct {
+			Schema  int             `json:"schema"`
+			OK      bool            `json:"ok"`
+			Servers []*doctorReport `json:"servers"`
+		}{1, allOK, reports})
+		return nil
+	}
+	for i, r := range reports {
+		if i > 0 {
+			inv.printf("\n")
+		}
+		inv.printDoctor(r)
+	}
+	return nil
+}
+
+// doctorOne diagnoses one TARGET, configured or ad hoc.
+func (inv *invocation) doctorOne(ctx context.Context, tf *targetFlags, pos, tail []string, hasTail bool) (*doctorReport, error) {
+	if len(pos) > 0 && !hasTail && tf.demo.mode == "" && !isURL(pos[0]) {
+		cfg, home, err := inv.loadConfig()
+		if err != nil {
+			return nil, err
+		}
+		s, err := inv.lookup(cfg, pos[0])
+		if err != nil {
+			return nil, err
+		}
+		return inv.doctorConfigured(ctx, tf, home, s), nil
+	}
+	t, rest, err := inv.resolveTarget(ctx, tf, pos, tail, hasTail)
+	if err != nil {
+		return nil, err
+	}
+	defer t.stop()
+	if len(rest) > 0 {
+		return nil, usageErr("doctor takes one TARGET")
+	}
+	home, _ := config.Home(inv.env.Getenv)
+	if inv.env.Home != "" {
+		home = inv.env.Home
+	}
+	return inv.diagnose(ctx, tf, t.spec, nil, home), nil
+}
+
+// doctorAll diagnoses every configured server, in parallel.
+func (inv *invocation) doctorAll(ctx context.Context, tf *targetFlags) ([]*doctorReport, error) {
+	cfg, home, err := inv.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.Servers) == 0 {
+		return nil, fail(ExitConfig, phaseConfig, fmt.Errorf("no servers configured in %s", configPaths(cfg)), "give a TARGET, or add a server: mcpwire add NAME -- COMMAND ARGS…")
+	}
+	out := make([]*doctorReport, len(cfg.Servers))
+	var wg sync.WaitGroup
+	for i, s := range cfg.Servers {
+		wg.Go(func() { out[i] = inv.doctorConfigured(ctx, tf, home, s) })
+	}
+	wg.Wait()
+	return out, nil
+}
+
+// doctorConfigured checks the definition (valid, approved, variables
+// set) and, when it can run, the server.
+func (inv *invocation) doctorConfigured(ctx context.Context, tf *targetFlags, home string, s *config.Server) *doctorReport {
+	def := &manager.Check{Status: manager.CheckOK, Detail: fmt.Sprintf("%s:%d (%s scope)", s.Source, s.Line, s.Scope)}
+	var ee *config.ExpandError
+	switch {
+	case errors.As(s.Err, &ee):
+		def.Status, def.Detail, def.Hint = manager.CheckFail, ee.Error(), "set the variable, or give a default: ${VAR:-default}"
+	case s.Err != nil:
+		def.Status, def.Detail, def.Hint = manager.CheckFail, s.Err.Error(), "fix the definition in "+s.Source
+	case !s.Enabled:
+		def.Status, def.Detail, def.Hint = manager.CheckFail, "disabled", "enable it with: mcpwire enable "+s.Name
+	default:
+		if ap, _ := config.OpenApprovals(home); ap != nil {
+			if st := ap.State(s); st != config.Approved {
+				def.Status, def.Detail, def.Hint = manager.CheckFail, "not approved ("+st.String()+")", "review it (mcpwire get "+s.Name+"), then: mcpwire approve "+s.Name
+			}
+		}
+	}
+	spec := &manager.Spec{Name: s.Name, Transport: s.Type, Command: s.Command, Args: s.Args, URL: s.URL}
+	if def.Status == manager.CheckOK {
+		if sp, err := manager.SpecFromConfig(s); err == nil {
+			spec = sp
+		}
+	}
+	return inv.diagnose(ctx, tf, spec, def, home)
+}
+
+// diagnose runs the checks of one server within the startup budget.
+func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *manager.Spec, def *manager.Check, home string) *doctorReport {
+	for _, v := range spec.Env {
+		inv.addSecrets(v)
+	}
+	for _, v := range spec.Header {
+		inv.addSecrets(v)
+	}
+	dctx, cancel := context.WithTimeout(ctx, tf.startup)
+	defer cancel()
+	opts := &manager.DoctorOptions{Definition: def, Dial: manager.DialOptions{Environ: inv.env.Environ()}}
+	if home != "" {
+		opts.Tokens = oauth.NewStore(home)
+	}
+	stop := inv.spinner("checking " + spec.Name)
+	checks := manager.Doctor(dctx, spec, opts)
+	stop()
+	r := &doctorReport{Server: spec.Name, Transport: spec.Transport, Target: spec.Target(), OK: true, Checks: checks}
+	for _, c := range checks {
+		if c.Status == manager.CheckFail {
+			r.OK = false
+		}
+	}
+	return r
+}
+
+func (inv *invocation) printDoctor(r *doctorReport) {
+	inv.printf("%s %s\n", inv.bold(clean(r.Server)), inv.dim(r.Transport+" "+clean(r.Target)))
+	for _, c := range r.Checks {
+		mark := map[string]string{manager.CheckOK: inv.green("✓"), manager.CheckWarn: inv.paint("33", "!"), manager.CheckFail: inv.red("✗"), manager.CheckSkip: inv.dim("-")}[c.Status]
+		inv.printf("  %s %-11s %s\n", mark, c.Phase, oneLine(c.Detail, 200))
+		if c.Hint != "" {
+			inv.printf("    %s %s\n", inv.dim("hint:"), oneLine(c.Hint, 200))
+		}
+	}
+}
+
+func isURL(s string) bool {
+	return len(s) > 7 && (s[:7] == "http://" || (len(s) > 8 && s[:8] == "https://"))
+}
