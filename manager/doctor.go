@@ -114,7 +114,9 @@ type doctor struct {
 
 func (d *doctor) set(c *Check) { d.checks[c.Phase] = c }
 
-func (d *doctor) ok(phase, detail string) { d.set(&Check{Phase: phase, Status: CheckOK, Detail: detail}) }
+func (d *doctor) ok(phase, detail string) {
+	d.set(&Check{Phase: phase, Status: CheckOK, Detail: detail})
+}
 
 func (d *doctor) fail(phase, detail, hint string) {
 	d.set(&Check{Phase: phase, Status: CheckFail, Detail: detail, Hint: hint})
