@@ -68,18 +68,52 @@ sse-retry)
 	run call "$url" test_reconnection
 	;;
 auth/*)
-	# TODO(oauth): the user's flow once `mcpwire login` lands:
-	#   run add conformance --url "$url" [--client-id/--client-secret from
-	#       MCP_CONFORMANCE_CONTEXT for pre-registration and client
-	#       credentials; the client metadata URL
-	#       https://conformance-test.local/client-metadata.json for CIMD]
-	#   BROWSER=<a program that GETs the authorization URL without following
-	#       the redirect and delivers code and state to mcpwire's callback> \
-	#       run login conformance
-	#   run test conformance && run call conformance test-tool
-	# Until then: what a user without a login gets (exit 4, "run mcpwire login").
-	echo "client.sh: TODO: auth scenarios are not wired yet ($scenario)" >&2
-	run call "$url" test-tool
+	# What a user (or a CI job) does: add the server, log in, use it.
+	# The scenario's context (MCP_CONFORMANCE_CONTEXT, JSON) holds the
+	# credentials a user would have been given; read it without mcpwire.
+	ctx() {
+		node -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); const v = c[process.argv[1]]; process.stdout.write(v == null ? "" : String(v));' "$1"
+	}
+	run add srv --url "$url" >&2
+	# The client ID Metadata Document URL a deployment would publish;
+	# mcpwire uses it only where the authorization server supports it.
+	login=(login srv --verbose --client-metadata-url https://conformance-test.local/client-metadata.json)
+	client_id=$(ctx client_id)
+	if [[ -n "$client_id" ]]; then
+		login+=(--client-id "$client_id")
+		client_secret=$(ctx client_secret)
+		if [[ -n "$client_secret" ]]; then
+			export MCPWIRE_CLIENT_SECRET="$client_secret"
+			login+=(--client-secret-env MCPWIRE_CLIENT_SECRET)
+		fi
+	fi
+	case "$scenario" in
+	auth/client-credentials-*)
+		login+=(--client-credentials)
+		key=$(ctx private_key_pem)
+		if [[ -n "$key" ]]; then
+			printf '%s\n' "$key" >"$home/client-key.pem"
+			chmod 600 "$home/client-key.pem"
+			login+=(--private-key "$home/client-key.pem" --signing-alg "$(ctx signing_algorithm)")
+		fi
+		;;
+	auth/cross-app-access-*)
+		(umask 077 && ctx idp_id_token >"$home/id-token")
+		login+=(--id-token-file "$home/id-token" --idp-token-endpoint "$(ctx idp_token_endpoint)" --idp-client-id "$(ctx idp_client_id)")
+		;;
+	esac
+	# A server may ask for more scope (403 insufficient_scope: exit 4);
+	# log in again then, as the hint says, at most 3 logins in all.
+	for attempt in 1 2 3; do
+		BROWSER="$root/scripts/conformance/browser.sh" run "${login[@]}"
+		rc=0
+		run call srv test-tool || rc=$?
+		if [[ $rc -ne 4 ]]; then
+			exit $rc
+		fi
+		echo "client.sh: login needed again (attempt $attempt)" >&2
+	done
+	exit 4
 	;;
 *)
 	echo "client.sh: unknown scenario $scenario: add a branch for it" >&2
