@@ -291,48 +291,7 @@ func (c *StdioConn) readLine(ctx context.Context) ([]byte, error) {
 		c.readCtx = ctx
 		c.readStop = context.AfterFunc(ctx, func() { c.stdout.SetReadDeadline(time.Unix(1, 0)) })
 	}
-	return readLine(c.r)
-}
-
-// readLine reads one line as jsonrpc.ReadLine does (no length limit, line
-// end and leading blanks dropped), but gathers a long line in pieces that
-// are copied once into a buffer of the exact size: a line of n bytes
-// costs about 2n of memory at the peak, not the 4n to 5n of growing one
-// buffer by appending.
-func readLine(r *bufio.Reader) ([]byte, error) {
-	line, err := r.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		pieces := [][]byte{append([]byte(nil), line...)}
-		total := len(line)
-		for err == bufio.ErrBufferFull {
-			line, err = r.ReadSlice('\n')
-			pieces = append(pieces, append([]byte(nil), line...))
-			total += len(line)
-		}
-		buf := make([]byte, 0, total)
-		for i, p := range pieces {
-			buf = append(buf, p...)
-			pieces[i] = nil
-		}
-		line = buf
-	} else if len(line) > 0 {
-		line = append([]byte(nil), line...)
-	}
-	if err != nil && err != io.EOF {
-		return nil, err
-	}
-	n := len(line)
-	if n > 0 && line[n-1] == '\n' {
-		n--
-		if n > 0 && line[n-1] == '\r' {
-			n--
-		}
-	}
-	line = line[:n]
-	for len(line) > 0 && (line[0] == ' ' || line[0] == '\t' || line[0] == '\r') {
-		line = line[1:]
-	}
-	return line, err
+	return jsonrpc.ReadLine(c.r) // no length limit; about 2x a long line at peak
 }
 
 // endErr turns the error that ended stdout into what Read reports.

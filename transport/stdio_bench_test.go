@@ -163,8 +163,8 @@ func BenchmarkStdioFloor8MiB(b *testing.B) {
 	b.ReportAllocs()
 	stdioPeakHeap(b, func() {
 		for b.Loop() {
-			go c.stdin.Write(line)    // the pipe holds 64 KiB: write while reading
-			got, err := readLine(c.r) // what StdioConn.Read uses
+			go c.stdin.Write(line)            // the pipe holds 64 KiB: write while reading
+			got, err := jsonrpc.ReadLine(c.r) // what StdioConn.Read uses
 			if err != nil || len(got) != len(line)-1 {
 				b.Fatal(len(got), err)
 			}
