@@ -1,0 +1,203 @@
+package protocol_test
+
+// The whole stdio stack (protocol over the stdio transport) against the
+// demo server as a separate process: this test binary, re-executed as
+// `serve-demo` when MCPWIRE_PROTOCOL_TEST_DEMO holds its arguments.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"mcpwire/internal/demo"
+	"mcpwire/internal/proctest"
+	"mcpwire/protocol"
+	"mcpwire/transport"
+)
+
+const demoEnv = "MCPWIRE_PROTOCOL_TEST_DEMO"
+
+func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv(demoEnv); ok {
+		os.Exit(demo.Main(context.Background(), strings.Fields(args), os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// startDemo runs the demo server with args as a child process and
+// returns the stdio connection, not yet initialized.
+func startDemo(t *testing.T, args ...string) *transport.StdioConn {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &transport.Stdio{Command: exe, Args: []string{"-test.run=^$"},
+		Env: transport.ChildEnv(os.Environ(), map[string]string{demoEnv: strings.Join(args, " ")})}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := st.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// demoSession starts the demo server and initializes a session.
+func demoSession(t *testing.T, opts *protocol.Options, args ...string) (*protocol.Session, *transport.StdioConn) {
+	t.Helper()
+	conn := startDemo(t, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := protocol.Connect(ctx, conn, opts)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr: %s", err, conn.StderrTail())
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, conn
+}
+
+func TestDemoPagination50Pages(t *testing.T) {
+	proctest.Check(t)
+	s, _ := demoSession(t, nil, "--tools", "488", "--page-size", "10")
+	tools, err := s.ListTools(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools) != 500 {
+		t.Fatalf("got %d tools, want 500 (12 + 488) over 50 pages", len(tools))
+	}
+	seen := map[string]bool{}
+	for _, tool := range tools {
+		if seen[tool.Name] {
+			t.Fatalf("tool %s listed twice", tool.Name)
+		}
+		seen[tool.Name] = true
+	}
+}
+
+func TestDemo100ConcurrentCalls(t *testing.T) {
+	proctest.Check(t)
+	s, _ := demoSession(t, nil)
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	for i := range 100 {
+		wg.Go(func() {
+			want := fmt.Sprintf("call %d", i)
+			res, err := s.CallTool(context.Background(), "echo", map[string]any{"text": want}, nil)
+			switch {
+			case err != nil:
+				errs <- err
+			case len(res.Content) != 1 || res.Content[0].Text != want:
+				errs <- fmt.Errorf("call %d got %+v", i, res.Content)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestDemo64MiBResult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("64 MiB result in -short mode")
+	}
+	proctest.Check(t)
+	s, _ := demoSession(t, nil)
+	const n = 64 << 20
+	res, err := s.CallTool(context.Background(), "big", map[string]any{"bytes": n}, &protocol.CallOptions{Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) != 1 || len(res.Content[0].Text) != n {
+		t.Fatalf("got %d contents, first %d bytes", len(res.Content), len(res.Content[0].Text))
+	}
+}
+
+func TestDemoTimeoutKeepsConnection(t *testing.T) {
+	proctest.Check(t)
+	s, conn := demoSession(t, nil)
+	_, err := s.CallTool(context.Background(), "sleep", map[string]any{"ms": 60000}, &protocol.CallOptions{Timeout: 200 * time.Millisecond})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want a timeout", err)
+	}
+	res, err := s.CallTool(context.Background(), "echo", map[string]any{"text": "still here"}, nil)
+	if err != nil || res.Content[0].Text != "still here" {
+		t.Fatalf("next call: %v %+v", err, res)
+	}
+	// The server was told: its status resource lists the cancelled id.
+	rr, err := s.ReadResource(context.Background(), "demo://status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rr.Contents[0].Text, `"cancelled"`) || strings.Contains(rr.Contents[0].Text, `"cancelled":[]`) {
+		t.Fatalf("the server saw no notifications/cancelled: %s\nstderr: %s", rr.Contents[0].Text, conn.StderrTail())
+	}
+}
+
+func TestDemoCrashMidCall(t *testing.T) {
+	proctest.Check(t)
+	s, _ := demoSession(t, nil)
+	_, err := s.CallTool(context.Background(), "crash", nil, nil)
+	var ee *transport.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("got %v (%T), want a *transport.ExitError", err, err)
+	}
+	if ee.Code != 3 || !strings.Contains(ee.StderrTail, "crashing as asked") {
+		t.Fatalf("exit %q code %d, stderr tail %q", ee.Status, ee.Code, ee.StderrTail)
+	}
+	if _, err := s.CallTool(context.Background(), "echo", map[string]any{"text": "x"}, nil); err == nil {
+		t.Fatal("a call on a dead server succeeded")
+	}
+}
+
+func TestDemoGarbageOnStdout(t *testing.T) {
+	proctest.Check(t)
+	s, conn := demoSession(t, nil, "--banner", "--garbage")
+	for i := range 3 {
+		res, err := s.CallTool(context.Background(), "echo", map[string]any{"text": "ok"}, nil)
+		if err != nil || res.Content[0].Text != "ok" {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	if conn.BadLines() < 2 {
+		t.Fatalf("BadLines = %d, want the banner and garbage counted", conn.BadLines())
+	}
+}
+
+func TestDemoNeverAnswersInitialize(t *testing.T) {
+	proctest.Check(t)
+	conn := startDemo(t, "--hang-initialize")
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, err := protocol.Connect(ctx, conn, nil)
+	if err == nil {
+		t.Fatal("initialize succeeded")
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want the startup budget's deadline", err)
+	}
+}
+
+func TestDemoRootsAnswered(t *testing.T) {
+	proctest.Check(t)
+	dir := t.TempDir()
+	s, _ := demoSession(t, &protocol.Options{Roots: func(context.Context) ([]protocol.Root, error) {
+		return []protocol.Root{protocol.DirRoot(dir)}, nil
+	}})
+	res, err := s.CallTool(context.Background(), "roots", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || !strings.Contains(res.Content[0].Text, dir) {
+		t.Fatalf("roots answer %+v does not name %s", res.Content, dir)
+	}
+}
