@@ -82,7 +82,24 @@ if [[ -z "${SKIP_FUZZ:-}" ]]; then
 			time=30s
 		fi
 		step "fuzz $pkg $name for $time"
-		go test -run='^$' -fuzz="^${name}\$" -fuzztime="$time" "$pkg"
+		log=$(mktemp)
+		rc=0
+		go test -run='^$' -fuzz="^${name}\$" -fuzztime="$time" "$pkg" 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
+		if [[ $rc -ne 0 ]]; then
+			# Go 1.26's fuzz coordinator can report its own -fuzztime deadline
+			# as a failure (go.dev/issue/75804, fixed in Go 1.27). That case
+			# writes no failing input and prints only the deadline error;
+			# anything else is a real failure.
+			if grep -A1 "^--- FAIL: $name " "$log" | grep -q '^    context deadline exceeded$' &&
+				! grep -q 'Failing input written' "$log" &&
+				[[ $(grep -c '^--- FAIL' "$log") -eq 1 ]]; then
+				echo "fuzz: $name: the fuzz-time deadline race of Go 1.26 (go.dev/issue/75804), no failing input: not counted as a failure"
+			else
+				rm -f "$log"
+				exit "$rc"
+			fi
+		fi
+		rm -f "$log"
 	done
 fi
 
