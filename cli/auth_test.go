@@ -1,0 +1,429 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"mcpwire/internal/demo"
+	"mcpwire/oauth"
+)
+
+// leak marks every secret the fake authorization server hands out.
+const leak = "LEAKxyz"
+
+// TestMain doubles as the BROWSER program of the login tests: run with
+// MCPWIRE_TEST_BROWSER=1 and the authorization URL, it fetches the URL
+// without following the redirect and delivers the redirect to the
+// loopback callback, like a user who approves at once.
+func TestMain(m *testing.M) {
+	if os.Getenv("MCPWIRE_TEST_BROWSER") == "1" && len(os.Args) == 2 {
+		os.Exit(fakeBrowser(os.Args[1]))
+	}
+	os.Exit(m.Run())
+}
+
+func fakeBrowser(authURL string) int {
+	c := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(authURL)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "browser:", err)
+		return 1
+	}
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		fmt.Fprintln(os.Stderr, "browser: no redirect")
+		return 1
+	}
+	resp, err = c.Get(loc)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "browser:", err)
+		return 1
+	}
+	resp.Body.Close()
+	return 0
+}
+
+// fakeServer is an MCP server (the demo) behind a small OAuth
+// authorization server on one httptest server.
+type fakeServer struct {
+	srv  *httptest.Server
+	base string
+
+	mu         sync.Mutex
+	authScopes [][]string          // scope of each authorization request
+	access     map[string][]string // access token -> scopes
+	refresh    map[string][]string
+	codes      map[string][2]string // code -> challenge, scope
+	refreshes  int
+	revoked    int
+	needScope  string // tools/call needs this scope (403 otherwise)
+	neverGrant string // a scope the server never grants
+	n          int
+}
+
+func newFakeServer(t *testing.T) *fakeServer {
+	f := &fakeServer{access: map[string][]string{}, refresh: map[string][]string{}, codes: map[string][2]string{}}
+	h := demo.NewHTTPHandler(demo.Options{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		writeJSONResp(w, map[string]any{"resource": f.base + "/mcp", "authorization_servers": []string{f.base},
+			"scopes_supported": []string{"mcp:read"}})
+	})
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		writeJSONResp(w, map[string]any{"issuer": f.base, "authorization_endpoint": f.base + "/authorize",
+			"token_endpoint": f.base + "/token", "registration_endpoint": f.base + "/register",
+			"revocation_endpoint": f.base + "/revoke", "code_challenge_methods_supported": []string{"S256"},
+			"token_endpoint_auth_methods_supported": []string{"client_secret_post"}})
+	})
+	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		var req map[string]any
+		json.NewDecoder(r.Body).Decode(&req)
+		w.WriteHeader(http.StatusCreated)
+		writeJSONResp(w, map[string]any{"client_id": "client-1", "client_secret": "csecret-" + leak,
+			"token_endpoint_auth_method": "client_secret_post", "redirect_uris": req["redirect_uris"]})
+	})
+	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		f.mu.Lock()
+		f.n++
+		code := fmt.Sprintf("code-%s-%d", leak, f.n)
+		f.codes[code] = [2]string{q.Get("code_challenge"), q.Get("scope")}
+		f.authScopes = append(f.authScopes, strings.Fields(q.Get("scope")))
+		f.mu.Unlock()
+		u, _ := url.Parse(q.Get("redirect_uri"))
+		v := url.Values{"code": {code}, "state": {q.Get("state")}}
+		u.RawQuery = v.Encode()
+		http.Redirect(w, r, u.String(), http.StatusFound)
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if r.PostForm.Get("client_secret") != "csecret-"+leak {
+			w.WriteHeader(http.StatusUnauthorized)
+			writeJSONResp(w, map[string]any{"error": "invalid_client"})
+			return
+		}
+		var scopes []string
+		switch r.PostForm.Get("grant_type") {
+		case "authorization_code":
+			c, ok := f.codes[r.PostForm.Get("code")]
+			sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
+			if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != c[0] {
+				w.WriteHeader(http.StatusBadRequest)
+				writeJSONResp(w, map[string]any{"error": "invalid_grant"})
+				return
+			}
+			delete(f.codes, r.PostForm.Get("code"))
+			scopes = slices.DeleteFunc(strings.Fields(c[1]), func(s string) bool { return s == f.neverGrant })
+		case "refresh_token":
+			s, ok := f.refresh[r.PostForm.Get("refresh_token")]
+			if !ok {
+				w.WriteHeader(http.StatusBadRequest)
+				writeJSONResp(w, map[string]any{"error": "invalid_grant"})
+				return
+			}
+			f.refreshes++
+			scopes = s
+		}
+		f.n++
+		at, rt := fmt.Sprintf("at-%s-%d", leak, f.n), fmt.Sprintf("rt-%s-%d", leak, f.n)
+		f.access[at], f.refresh[rt] = scopes, scopes
+		writeJSONResp(w, map[string]any{"access_token": at, "refresh_token": rt, "token_type": "Bearer",
+			"expires_in": 3600, "scope": strings.Join(scopes, " ")})
+	})
+	mux.HandleFunc("/revoke", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.revoked++
+		f.mu.Unlock()
+	})
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		meta := f.base + "/.well-known/oauth-protected-resource/mcp"
+		f.mu.Lock()
+		scopes, ok := f.access[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
+		need := f.needScope
+		f.mu.Unlock()
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+meta+`", scope="mcp:read"`)
+			http.Error(w, "token required", http.StatusUnauthorized)
+			return
+		}
+		if need != "" && r.Method == http.MethodPost && !slices.Contains(scopes, need) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if strings.Contains(string(body), `"tools/call"`) {
+				w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="mcp:read `+need+`", resource_metadata="`+meta+`"`)
+				http.Error(w, "more scope needed", http.StatusForbidden)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+	f.srv = httptest.NewServer(mux)
+	f.base = f.srv.URL
+	t.Cleanup(func() {
+		f.srv.Close()
+		h.Close()
+	})
+	return f
+}
+
+func writeJSONResp(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+// runner runs mcpwire in-process with one home folder and collects every
+// output, for the secrets check.
+type runner struct {
+	t    *testing.T
+	home string
+	env  map[string]string
+	all  bytes.Buffer
+}
+
+func newRunner(t *testing.T) *runner {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MCPWIRE_TEST_BROWSER", "1")
+	return &runner{t: t, home: t.TempDir(), env: map[string]string{"BROWSER": exe, "NO_COLOR": "1"}}
+}
+
+func (r *runner) run(want int, args ...string) (stdout, stderr string) {
+	r.t.Helper()
+	var out, errb bytes.Buffer
+	env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: r.home, Home: r.home,
+		Getenv: func(k string) string { return r.env[k] }}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	code := Main(ctx, args, env)
+	r.all.WriteString(out.String() + errb.String())
+	if code != want {
+		r.t.Fatalf("mcpwire %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, want, out.String(), errb.String())
+	}
+	return out.String(), errb.String()
+}
+
+func TestLoginCallLogout(t *testing.T) {
+	f := newFakeServer(t)
+	r := newRunner(t)
+	r.run(0, "add", "srv", "--url", f.base+"/mcp")
+
+	// No token: exit 4 naming the login, no browser.
+	_, stderr := r.run(ExitAuth, "call", "srv", "echo", "text=hi")
+	if !strings.Contains(stderr, "mcpwire login srv") {
+		t.Fatalf("no login hint:\n%s", stderr)
+	}
+	r.run(ExitAuth, "test", "srv", "--json")
+	stdout, _ := r.run(0, "list", "--json", "--no-connect")
+	if !strings.Contains(stdout, `"auth": "not needed"`) {
+		t.Fatalf("list before login:\n%s", stdout)
+	}
+
+	stdout, stderr = r.run(0, "login", "srv")
+	if !strings.Contains(stdout, "logged in to srv (scopes mcp:read, expires ") {
+		t.Fatalf("login said:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, f.base+"/authorize?") {
+		t.Fatalf("login did not print the URL:\n%s", stderr)
+	}
+	tokenFile := filepath.Join(r.home, "mcp-tokens", "srv.json")
+	checkMode(t, tokenFile)
+	stdout, _ = r.run(0, "list", "--json", "--no-connect")
+	if !strings.Contains(stdout, `"auth": "authenticated"`) {
+		t.Fatalf("list after login:\n%s", stdout)
+	}
+	stdout, _ = r.run(0, "call", "srv", "echo", "text=hello")
+	if !strings.Contains(stdout, "hello") {
+		t.Fatalf("call:\n%s", stdout)
+	}
+	r.run(0, "test", "srv", "--json")
+	r.run(0, "call", "srv", "echo", "text=hi", "--json")
+
+	// An expired token is refreshed, and the rotated one saved.
+	store := oauth.NewStore(r.home)
+	rec, _, err := store.Load("srv")
+	if err != nil || rec == nil {
+		t.Fatal(rec, err)
+	}
+	rec.Token.Expiry = time.Now().Add(-time.Hour)
+	if err := store.Save("srv", rec); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _ = r.run(0, "list", "--json", "--no-connect")
+	if !strings.Contains(stdout, `"auth": "refreshable"`) {
+		t.Fatalf("list with an expired token:\n%s", stdout)
+	}
+	r.run(0, "call", "srv", "echo", "text=again")
+	if f.refreshes != 1 {
+		t.Fatalf("%d refreshes, want 1", f.refreshes)
+	}
+	checkMode(t, tokenFile)
+
+	// Step-up: tools/call needs more scope; the next login asks for the union.
+	f.mu.Lock()
+	f.needScope = "mcp:write"
+	f.mu.Unlock()
+	_, stderr = r.run(ExitAuth, "call", "srv", "echo", "text=hi")
+	if !strings.Contains(stderr, "mcpwire login srv") || !strings.Contains(stderr, "mcp:write") {
+		t.Fatalf("step-up failure:\n%s", stderr)
+	}
+	r.run(0, "login", "srv")
+	f.mu.Lock()
+	last := f.authScopes[len(f.authScopes)-1]
+	f.mu.Unlock()
+	if !slices.Contains(last, "mcp:write") || !slices.Contains(last, "mcp:read") {
+		t.Fatalf("step-up login asked for %v", last)
+	}
+	r.run(0, "call", "srv", "echo", "text=hi")
+	if _, err := os.Stat(filepath.Join(r.home, "mcp-tokens", ".stepup-srv.json")); !os.IsNotExist(err) {
+		t.Fatalf("step-up state not cleared after success: %v", err)
+	}
+
+	stdout, _ = r.run(0, "logout", "srv")
+	if !strings.Contains(stdout, "logged out of srv") || f.revoked == 0 {
+		t.Fatalf("logout: %q, %d revocations", stdout, f.revoked)
+	}
+	if _, err := os.Stat(tokenFile); !os.IsNotExist(err) {
+		t.Fatalf("token file still there: %v", err)
+	}
+	_, stderr = r.run(0, "logout", "srv")
+	if !strings.Contains(stderr, "not logged in") {
+		t.Fatalf("second logout:\n%s", stderr)
+	}
+	r.run(ExitAuth, "call", "srv", "echo", "text=hi", "--json")
+
+	if strings.Contains(r.all.String(), leak) {
+		t.Fatalf("a secret reached the output:\n%s", r.all.String())
+	}
+}
+
+func TestStepUpLimit(t *testing.T) {
+	f := newFakeServer(t)
+	f.needScope, f.neverGrant = "mcp:admin", "mcp:admin"
+	r := newRunner(t)
+	r.run(0, "add", "srv", "--url", f.base+"/mcp")
+	for i := 0; i < 3; i++ {
+		r.run(0, "login", "srv", "--json")
+		r.run(ExitAuth, "call", "srv", "echo", "text=hi")
+	}
+	_, stderr := r.run(ExitAuth, "login", "srv")
+	if !strings.Contains(stderr, "too many authorization attempts") {
+		t.Fatalf("fourth login:\n%s", stderr)
+	}
+	if n := len(f.authScopes); n != 3 {
+		t.Fatalf("%d authorization requests, want 3", n)
+	}
+	checkMode(t, filepath.Join(r.home, "mcp-tokens", ".stepup-srv.json"))
+	r.run(0, "logout", "srv")
+	r.run(0, "login", "srv")
+	if strings.Contains(r.all.String(), leak) {
+		t.Fatalf("a secret reached the output:\n%s", r.all.String())
+	}
+}
+
+func TestLoginAdHocURLAndNoBrowser(t *testing.T) {
+	f := newFakeServer(t)
+	r := newRunner(t)
+	u := f.base + "/mcp"
+	host := strings.TrimPrefix(f.base, "http://")
+	// --no-browser: the redirected address is pasted on stdin. Fetch it
+	// the way a person's browser would, from the printed URL.
+	var out, errb bytes.Buffer
+	pr, pw := io.Pipe()
+	env := Env{Stdin: pr, Stdout: &out, Stderr: &lineWatcher{w: &errb, onURL: func(authURL string) {
+		go func() {
+			c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			resp, err := c.Get(authURL)
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+			resp.Body.Close()
+			io.WriteString(pw, resp.Header.Get("Location")+"\n")
+		}()
+	}}, Dir: r.home, Home: r.home, Getenv: func(string) string { return "" }}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if code := Main(ctx, []string{"login", u, "--no-browser"}, env); code != 0 {
+		t.Fatalf("login --no-browser: exit %d\n%s", code, errb.String())
+	}
+	pw.Close()
+	checkMode(t, filepath.Join(r.home, "mcp-tokens", oauth.FileName(host)))
+	stdout, _ := r.run(0, "call", u, "echo", "text=adhoc")
+	if !strings.Contains(stdout, "adhoc") {
+		t.Fatalf("call:\n%s", stdout)
+	}
+	r.run(0, "logout", u)
+	if strings.Contains(out.String()+errb.String()+r.all.String(), leak) {
+		t.Fatal("a secret reached the output")
+	}
+}
+
+// lineWatcher passes writes on and calls onURL with the first
+// authorization URL it sees.
+type lineWatcher struct {
+	w     io.Writer
+	onURL func(string)
+	once  sync.Once
+}
+
+func (l *lineWatcher) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(string(p), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "http") && strings.Contains(line, "/authorize?") {
+			l.once.Do(func() { l.onURL(line) })
+		}
+	}
+	return l.w.Write(p)
+}
+
+func TestLoginRefusals(t *testing.T) {
+	r := newRunner(t)
+	r.run(0, "add", "local", "--", "true")
+	r.run(ExitUsage, "login", "local")
+	r.run(ExitConfig, "login", "nosuch")
+	r.run(ExitUsage, "login")
+	r.run(ExitUsage, "login", "http://127.0.0.1:1/mcp", "--client-secret-env", "UNSET_VAR")
+	stdout, _ := r.run(0, "list", "--json", "--no-connect")
+	if !strings.Contains(stdout, `"auth": "-"`) {
+		t.Fatalf("stdio AUTH:\n%s", stdout)
+	}
+	// A server that does not ask for a login.
+	h := demo.NewHTTPHandler(demo.Options{})
+	srv := httptest.NewServer(h)
+	defer func() { srv.Close(); h.Close() }()
+	_, stderr := r.run(0, "login", srv.URL+"/mcp")
+	if !strings.Contains(stderr, "does not ask for a login") {
+		t.Fatalf("login to an open server:\n%s", stderr)
+	}
+}
+
+func checkMode(t *testing.T, path string) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("%s has mode %04o, want 0600", path, fi.Mode().Perm())
+	}
+}
