@@ -333,19 +333,25 @@ func runDisable(ctx context.Context, inv *invocation, args []string) error {
 	return inv.setEnabled(args, false)
 }
 
-func (inv *invocation) setEnabled(args []string, on bool) error {
+// namedServer parses a command line of one NAME and finds that server.
+func (inv *invocation) namedServer(args []string) (s *config.Server, home string, err error) {
 	pos, _, _, err := parseArgs(newFlagSet(inv.cmd.name), args)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	if len(pos) != 1 {
-		return usageErr("%s takes one NAME", inv.cmd.name)
+		return nil, "", usageErr("%s takes one NAME", inv.cmd.name)
 	}
-	cfg, _, err := inv.loadConfig()
+	cfg, home, err := inv.loadConfig()
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	s, err := inv.lookup(cfg, pos[0])
+	s, err = inv.lookup(cfg, pos[0])
+	return s, home, err
+}
+
+func (inv *invocation) setEnabled(args []string, on bool) error {
+	s, _, err := inv.namedServer(args)
 	if err != nil {
 		return err
 	}
@@ -365,18 +371,7 @@ func runRevoke(ctx context.Context, inv *invocation, args []string) error {
 }
 
 func (inv *invocation) approval(args []string, approve bool) error {
-	pos, _, _, err := parseArgs(newFlagSet(inv.cmd.name), args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usageErr("%s takes one NAME", inv.cmd.name)
-	}
-	cfg, home, err := inv.loadConfig()
-	if err != nil {
-		return err
-	}
-	s, err := inv.lookup(cfg, pos[0])
+	s, home, err := inv.namedServer(args)
 	if err != nil {
 		return err
 	}
