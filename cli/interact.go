@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -87,10 +88,13 @@ func readAnswerFile(dir, name string) (json.RawMessage, error) {
 	if err != nil {
 		return nil, usageErr("reading %s: %v", name, err)
 	}
-	if !json.Valid(data) {
+	// Compact: the answer is sent as raw bytes inside one line of the
+	// newline-delimited stdio framing, so it must not hold a newline.
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, data); err != nil {
 		return nil, usageErr("%s is not valid JSON", name)
 	}
-	return data, nil
+	return buf.Bytes(), nil
 }
 
 // sampleFrom answers sampling/createMessage from canned answers: one
