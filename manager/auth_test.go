@@ -1,0 +1,180 @@
+package manager
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"mcpwire/config"
+	"mcpwire/oauth"
+)
+
+func TestAuthStatusAndNeedsLogin(t *testing.T) {
+	home := t.TempDir()
+	now := time.Now()
+	stdio := &config.Server{Name: "s", Type: config.TypeStdio}
+	plain := &config.Server{Name: "p", Type: "http"}
+	withOAuth := &config.Server{Name: "o", Type: "http", OAuth: &config.OAuth{ClientID: "c"}}
+	check := func(s *config.Server, want string, needs bool) {
+		t.Helper()
+		if got, _ := AuthStatus(home, s, now); got != want {
+			t.Errorf("%s: AuthStatus = %q, want %q", s.Name, got, want)
+		}
+		if got := NeedsLogin(home, s); got != needs {
+			t.Errorf("%s: NeedsLogin = %v, want %v", s.Name, got, needs)
+		}
+	}
+	check(stdio, "-", false)
+	check(plain, "not needed", false)
+	check(withOAuth, "not authenticated", true)
+
+	store := TokenStore(home)
+	save := func(name string, tok *oauth.Token) {
+		t.Helper()
+		if err := store.Save(name, &oauth.Record{Resource: "http://127.0.0.1/mcp", TokenEndpoint: "http://127.0.0.1/token", Token: tok}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save("p", &oauth.Token{AccessToken: "a", Expiry: now.Add(time.Hour)})
+	check(plain, "authenticated", false)
+	save("p", &oauth.Token{AccessToken: "a", RefreshToken: "r", Expiry: now.Add(-time.Hour)})
+	check(plain, "refreshable", false)
+	save("p", &oauth.Token{AccessToken: "a", Expiry: now.Add(-time.Hour)})
+	check(plain, "expired", true)
+	if err := os.WriteFile(store.Path("o"), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check(withOAuth, "invalid", true)
+}
+
+func TestStepUpState(t *testing.T) {
+	home := t.TempDir()
+	if su, err := LoadStepUp(home, "x"); su != nil || err != nil {
+		t.Fatal(su, err)
+	}
+	want := &StepUp{Scopes: []string{"a", "b"}, Method: "tools/call", Attempts: 2}
+	if err := SaveStepUp(home, "x", want); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(stepUpPath(home, "x"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("step-up file: %v, %v", fi, err)
+	}
+	got, err := LoadStepUp(home, "x")
+	if err != nil || got.Attempts != 2 || strings.Join(got.Scopes, " ") != "a b" || got.Method != "tools/call" {
+		t.Fatalf("LoadStepUp = %+v, %v", got, err)
+	}
+	// The step-up file never looks like a server's token file.
+	if strings.HasSuffix(stepUpPath(home, "x"), TokenStore(home).Path("x")) {
+		t.Fatal("step-up file collides with the token file")
+	}
+	if err := ClearStepUp(home, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ClearStepUp(home, "x"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAuthClient checks that the stored token goes to its server only,
+// that a 401 becomes a LoginRequiredError and that a 403
+// insufficient_scope is remembered for the next login, then forgotten
+// once the operation succeeds.
+func TestAuthClient(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	forbid := true
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		seen = append(seen, r.URL.Path+" "+r.Header.Get("Authorization"))
+		f := forbid
+		mu.Unlock()
+		switch {
+		case r.Header.Get("Authorization") != "Bearer tok-1":
+			w.Header().Set("WWW-Authenticate", `Bearer scope="read"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		case f && strings.Contains(string(body), "tools/call"):
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="read write"`)
+			w.WriteHeader(http.StatusForbidden)
+		default:
+			w.Write([]byte("{}"))
+		}
+	}))
+	defer srv.Close()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, "other "+r.Header.Get("Authorization"))
+		mu.Unlock()
+	}))
+	defer other.Close()
+
+	home := t.TempDir()
+	url := srv.URL + "/mcp"
+	post := func(c *http.Client, u, method string) (*http.Response, error) {
+		return c.Post(u, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`"}`))
+	}
+	// No token: the request goes out bare; the 401 asks for a login.
+	_, err := post(AuthClient(home, "srv", url), url, "tools/list")
+	var lr *oauth.LoginRequiredError
+	if !errors.As(err, &lr) {
+		t.Fatalf("no token: %v", err)
+	}
+	if err := TokenStore(home).Save("srv", &oauth.Record{Resource: url, Scopes: []string{"read"},
+		Token: &oauth.Token{AccessToken: "tok-1", Scope: "read", Expiry: time.Now().Add(time.Hour)}}); err != nil {
+		t.Fatal(err)
+	}
+	c := AuthClient(home, "srv", url)
+	resp, err := post(c, url, "tools/list")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("with token: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	resp, err = post(c, other.URL+"/mcp", "tools/list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	_, err = post(c, url, "tools/call")
+	var su *oauth.StepUpError
+	if !errors.As(err, &su) {
+		t.Fatalf("403: %v", err)
+	}
+	st, _ := LoadStepUp(home, "srv")
+	if st == nil || strings.Join(st.Scopes, " ") != "read write" || st.Attempts != 1 {
+		t.Fatalf("step-up state %+v", st)
+	}
+	mu.Lock()
+	forbid = false
+	mu.Unlock()
+	c = AuthClient(home, "srv", url)
+	resp, err = post(c, url, "tools/list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if st, _ := LoadStepUp(home, "srv"); st == nil {
+		t.Fatal("step-up state cleared by another method's success")
+	}
+	resp, err = post(c, url, "tools/call")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if st, _ := LoadStepUp(home, "srv"); st != nil {
+		t.Fatalf("step-up state kept after success: %+v", st)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range seen {
+		if strings.HasPrefix(s, "other ") && s != "other " {
+			t.Fatalf("the token went to another server: %q", s)
+		}
+	}
+}
