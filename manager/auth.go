@@ -123,9 +123,17 @@ func LoadStepUp(home, name string) (*StepUp, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseStepUp(data)
+}
+
+// parseStepUp decodes a step-up file.
+func parseStepUp(data []byte) (*StepUp, error) {
 	var su StepUp
 	if err := json.Unmarshal(data, &su); err != nil {
 		return nil, errors.New("reading step-up state: invalid JSON")
+	}
+	if su.Attempts < 0 {
+		su.Attempts = 0
 	}
 	return &su, nil
 }

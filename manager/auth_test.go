@@ -178,3 +178,37 @@ func TestAuthClient(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseStepUp(f *testing.F) {
+	f.Add([]byte(`{"scopes":["a","b"],"method":"tools/call","attempts":2}`))
+	f.Add([]byte(`{"attempts":-5}`))
+	f.Add([]byte(`[1,2]`))
+	f.Add([]byte(`{`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		su, err := parseStepUp(data)
+		if err == nil && su.Attempts < 0 {
+			t.Fatalf("negative attempts from %q", data)
+		}
+		if err != nil && strings.Contains(err.Error(), string(data)) && len(data) > 8 {
+			t.Fatalf("error repeats the input: %v", err)
+		}
+	})
+}
+
+func FuzzRPCMethod(f *testing.F) {
+	f.Add(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	f.Add(`[{"method":"initialize"}]`)
+	f.Add(`nope`)
+	f.Fuzz(func(t *testing.T, body string) {
+		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+		if err != nil {
+			t.Skip()
+		}
+		_ = rpcMethod(req)
+		// The body stays readable for the real send.
+		b, _ := io.ReadAll(req.Body)
+		if string(b) != body {
+			t.Fatal("rpcMethod consumed the body")
+		}
+	})
+}
