@@ -158,24 +158,34 @@ func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
 
 	var required []error
 	var pairs [][2]string
-	var tools []Tool
+	var all []Tool
+	var withdrawn []bool
 	for _, s := range servers {
 		st := s.snapshot()
 		if st.State == StateFailed && s.def.Required {
 			required = append(required, fmt.Errorf("required server %s failed: %v", s.def.Name, st.Err))
 		}
-		for _, t := range s.offered() {
+		offered, out := s.offered()
+		for _, t := range offered {
 			pairs = append(pairs, [2]string{s.def.Name, t.Name})
-			tools = append(tools, Tool{Server: s.def.Name, Original: t.Name, Title: t.DisplayName(), Description: t.Description,
+			all = append(all, Tool{Server: s.def.Name, Original: t.Name, Title: t.DisplayName(), Description: t.Description,
 				InputSchema: normalizeSchema(t.InputSchema), Annotations: t.Annotations})
+			withdrawn = append(withdrawn, out)
 		}
 	}
+	// Tools withdrawn by a breaker are named too, so that names do not
+	// depend on which servers are open, and a call of one says when the
+	// server is tried again.
 	names := qualifyAll(pairs)
-	for i := range tools {
-		tools[i].Name = names[i]
+	var tools []Tool
+	for i := range all {
+		all[i].Name = names[i]
+		if !withdrawn[i] {
+			tools = append(tools, all[i])
+		}
 	}
 	m.mu.Lock()
-	m.index(tools)
+	m.index(all)
 	m.mu.Unlock()
 	if len(required) > 0 {
 		return tools, errors.Join(required...)
@@ -283,9 +293,8 @@ func (m *Manager) Update(cfg *config.Config) {
 		if s, ok := old[def.Name]; ok {
 			delete(old, def.Name)
 			if s.sameAs(fresh) {
-				s.mu.Lock()
-				s.def = def
-				s.mu.Unlock()
+				// s.def stays: whatever differs (the position in the
+				// file) does not matter, and others read it unlocked.
 				next = append(next, s)
 				continue
 			}

@@ -44,6 +44,9 @@ func withHash(s, t, hash string) string {
 		t = t[:min(len(t), room-len(s))]
 	}
 	t = strings.TrimRight(t, "_")
+	if t == "" {
+		t = "t"
+	}
 	return "mcp__" + s + "__" + t + "_" + hash
 }
 

@@ -13,6 +13,17 @@ func normalizeSchema(raw json.RawMessage) json.RawMessage {
 	if json.Unmarshal(raw, &root) != nil || root == nil {
 		return json.RawMessage(`{"type":"object","properties":{}}`)
 	}
+	if !objectType(root["type"]) {
+		// A root that is not an object (a string, an array…) cannot hold
+		// named arguments: an empty object keeps what describes it.
+		kept := map[string]json.RawMessage{}
+		for _, k := range []string{"$schema", "title", "description"} {
+			if v, ok := root[k]; ok {
+				kept[k] = v
+			}
+		}
+		root = kept
+	}
 	props := map[string]json.RawMessage{}
 	var required []string
 	hadRequired := false
@@ -27,8 +38,11 @@ func normalizeSchema(raw json.RawMessage) json.RawMessage {
 		}
 	}
 	mergeFrom(root)
-	if json.Unmarshal(root["required"], &required) == nil {
+	if json.Unmarshal(root["required"], &required) == nil && required != nil {
 		hadRequired = true
+	} else {
+		required = nil
+		delete(root, "required")
 	}
 	for _, key := range []string{"allOf", "anyOf", "oneOf"} {
 		var branches []map[string]json.RawMessage
@@ -69,6 +83,27 @@ func normalizeSchema(raw json.RawMessage) json.RawMessage {
 		return json.RawMessage(`{"type":"object","properties":{}}`)
 	}
 	return out
+}
+
+// objectType says whether a schema's "type" allows an object: absent,
+// "object", or a list with "object" in it.
+func objectType(raw json.RawMessage) bool {
+	if raw == nil {
+		return true
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return one == "object"
+	}
+	var many []string
+	if json.Unmarshal(raw, &many) == nil {
+		for _, t := range many {
+			if t == "object" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func intersect(a, b []string) []string {

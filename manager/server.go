@@ -73,7 +73,8 @@ func (s *server) sameAs(o *server) bool {
 	return s.state != StateDisabled && o.state != StateDisabled &&
 		s.def.Source == o.def.Source && reflect.DeepEqual(s.spec, o.spec) &&
 		s.spec != nil && slices.Equal(s.def.EnabledTools, o.def.EnabledTools) &&
-		slices.Equal(s.def.DisabledTools, o.def.DisabledTools)
+		slices.Equal(s.def.DisabledTools, o.def.DisabledTools) &&
+		s.def.Required == o.def.Required && reflect.DeepEqual(s.def.OAuth, o.def.OAuth)
 }
 
 // ensure starts the server when it is idle or its session ended, and
@@ -203,13 +204,15 @@ func (s *server) refresh(ctx context.Context, conn *Conn) {
 	s.tools, s.stale, s.refreshErr = tools, false, nil
 }
 
-// offered returns the tools the server offers to a model: none while its
-// breaker is open; enabledTools and disabledTools applied.
-func (s *server) offered() []*protocol.Tool {
+// offered returns the tools the server offers to a model, enabledTools
+// and disabledTools applied; withdrawn says its breaker is open, so that
+// they are not offered now, but keep their names (a call of one says when
+// the server is tried again).
+func (s *server) offered() (tools []*protocol.Tool, withdrawn bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state != StateConnected || s.breakerOpen() {
-		return nil
+	if s.state != StateConnected {
+		return nil, false
 	}
 	var out []*protocol.Tool
 	for _, t := range s.tools {
@@ -221,7 +224,7 @@ func (s *server) offered() []*protocol.Tool {
 		}
 		out = append(out, t)
 	}
-	return out
+	return out, s.breakerOpen()
 }
 
 // call runs one tool call, reconnecting first when the session ended.
@@ -229,9 +232,11 @@ func (s *server) call(ctx context.Context, tool string, args any) (*Result, erro
 	s.mu.Lock()
 	if s.breakerOpen() {
 		at := s.openTill
+		wait := at.Sub(s.m.opts.Now()).Round(time.Second)
 		s.mu.Unlock()
 		return nil, &ServerError{Server: s.def.Name, Phase: PhaseCall,
-			Err: fmt.Errorf("the server failed %d times in a row; its tools are withdrawn until %s", breakerAfter, at.Format(time.TimeOnly))}
+			Err: fmt.Errorf("the server failed %d times in a row; its tools are withdrawn until %s (in %s), then one call is tried",
+				breakerAfter, at.Format(time.TimeOnly), wait)}
 	}
 	needStart := s.conn == nil || s.dead()
 	s.mu.Unlock()
@@ -240,13 +245,13 @@ func (s *server) call(ctx context.Context, tool string, args any) (*Result, erro
 	}
 	s.mu.Lock()
 	conn := s.conn
-	err := s.err
+	err, phase := s.err, s.phase
 	s.mu.Unlock()
 	if conn == nil {
 		if err == nil {
-			err = errors.New("not connected")
+			err, phase = errors.New("not connected"), PhaseConnect
 		}
-		return nil, err
+		return nil, &ServerError{Server: s.def.Name, Phase: phase, Err: err}
 	}
 	var copts *protocol.CallOptions
 	if s.m.opts.OnProgress != nil {
