@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -276,6 +278,13 @@ func TestUpdate(t *testing.T) {
 		demoServer{name: "disabled", extra: map[string]any{"disabled": true}},
 		demoServer{name: "added"})
 	m.Update(loadConfig(t, home))
+	// Update stopped the changed, removed and disabled servers' processes
+	// before it returned (their pids are reaped), not the unchanged one.
+	for name, pid := range before {
+		if alive, want := processAlive(pid), name == "same"; alive != want {
+			t.Errorf("after Update, process of %s (pid %d) alive = %v, want %v", name, pid, alive, want)
+		}
+	}
 	// Until tools are asked for, the changed and new ones do not run.
 	var names []string
 	for _, st := range m.States() {
@@ -314,6 +323,15 @@ func TestUpdate(t *testing.T) {
 	if _, err := m.Call(context.Background(), "mcp__removed__echo", map[string]any{"text": "x"}); err == nil {
 		t.Error("a removed server's tool still answers")
 	}
+}
+
+// processAlive says whether the process pid exists.
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	return p.Signal(syscall.Signal(0)) == nil
 }
 
 func TestCallCancellation(t *testing.T) {

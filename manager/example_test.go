@@ -1,0 +1,154 @@
+package manager_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"time"
+
+	"mcpwire/config"
+	"mcpwire/manager"
+)
+
+// exampleHome makes a home folder whose .mcp.json defines the servers
+// named, each the demo server (this test binary run as it), with args.
+// A real agent has a home already; this is the examples' stand-in.
+func exampleHome(servers map[string][]string) string {
+	home, err := os.MkdirTemp("", "manager-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		log.Fatal(err)
+	}
+	entries := map[string]any{}
+	for name, args := range servers {
+		entries[name] = map[string]any{
+			"command": exe,
+			"args":    append([]string{}, args...),
+			"env":     map[string]string{"MCPWIRE_MANAGER_TEST_DEMO": "1"},
+		}
+	}
+	data, _ := json.Marshal(map[string]any{"mcpServers": entries})
+	if err := os.WriteFile(filepath.Join(home, config.FileName), data, 0o600); err != nil {
+		log.Fatal(err)
+	}
+	return home
+}
+
+// An agent loads the configuration, asks for the tools of every server
+// (they start in parallel), offers them to its model beside its own, and
+// calls one under its qualified name.
+func Example() {
+	home := exampleHome(map[string][]string{"demo": nil})
+	defer os.RemoveAll(home)
+
+	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: home})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Servers run only once approved; an agent asks its user first.
+	approvals, err := config.OpenApprovals(home)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := approvals.Approve(cfg.Server("demo")); err != nil {
+		log.Fatal(err)
+	}
+
+	m, err := manager.New(manager.Options{Config: cfg, Home: home, StartupTimeout: 20 * time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+
+	ctx := context.Background()
+	tools, err := m.Tools(ctx)
+	if err != nil {
+		log.Fatal(err) // only a server marked "required" fails Tools
+	}
+	for _, t := range tools[:3] {
+		fmt.Printf("%s (%s on %s): %s\n", t.Name, t.Original, t.Server, t.Description)
+	}
+
+	res, err := m.Call(ctx, "mcp__demo__echo", map[string]any{"text": "hello"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("echo:", res.Text(), "tool error:", res.IsError)
+	// Output:
+	// mcp__demo__echo (echo on demo): Returns the text it is given.
+	// mcp__demo__add (add on demo): Adds a and b; the sum comes as text and as structured content.
+	// mcp__demo__sleep (sleep on demo): Waits ms milliseconds, then answers; stops when cancelled.
+	// echo: hello tool error: false
+}
+
+// States tell an agent (or its user) which servers work, and why the
+// others do not: a broken server shows its phase and error, and never
+// keeps the others from working.
+func ExampleManager_States() {
+	home := exampleHome(map[string][]string{
+		"good":   nil,
+		"broken": {"--exit-at-start"},
+	})
+	defer os.RemoveAll(home)
+	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: home})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// SkipApproval: this caller checked approvals itself.
+	m, err := manager.New(manager.Options{Config: cfg, SkipApproval: true, StartupTimeout: 20 * time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+
+	fmt.Println("before:", m.States()[0].State)
+	tools, _ := m.Tools(context.Background())
+	fmt.Println("tools:", len(tools))
+	for _, st := range m.States() {
+		fmt.Printf("%s: %s, %d tools, phase %q\n", st.Name, st.State, st.Tools, st.Phase)
+	}
+	// Output:
+	// before: idle
+	// tools: 12
+	// broken: failed, 0 tools, phase "initialize"
+	// good: connected, 12 tools, phase ""
+}
+
+// A tool error is a result, not an error: the model reads it and may try
+// again. An error from Call means the call did not happen or broke.
+func ExampleManager_Call() {
+	home := exampleHome(map[string][]string{"demo": nil})
+	defer os.RemoveAll(home)
+	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: home})
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := manager.New(manager.Options{Config: cfg, SkipApproval: true, MaxText: 40, StartupTimeout: 20 * time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	if _, err := m.Tools(ctx); err != nil { // names are known once listed
+		log.Fatal(err)
+	}
+
+	res, err := m.Call(ctx, "mcp__demo__fail", nil)
+	fmt.Printf("fail: %q, tool error %v, err %v\n", res.Text(), res.IsError, err)
+
+	res, err = m.Call(ctx, "mcp__demo__big", map[string]any{"bytes": 45})
+	fmt.Printf("big: %q, truncated %v, err %v\n", res.Text(), res.Truncated, err)
+
+	_, err = m.Call(ctx, "mcp__demo__nosuch", nil)
+	fmt.Println(err)
+	// Output:
+	// fail: "this tool always fails (as asked)", tool error true, err <nil>
+	// big: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n[… output cut: 5 more bytes not shown]", truncated true, err <nil>
+	// manager: no tool "mcp__demo__nosuch" (list the tools again)
+}
