@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"mcpwire/internal/peers"
 	"mcpwire/internal/scripttest"
 )
 
@@ -42,13 +43,26 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs every testdata/script/*.txtar against the real binary
-// (see internal/scripttest for the script language).
+// (see internal/scripttest for the script language). Besides the harness's
+// conditions, [peers] holds when scripts/deps.sh installed the npm peers.
 func TestScripts(t *testing.T) {
 	if scriptBuildErr != nil {
 		t.Fatal(scriptBuildErr)
 	}
+	// Scripts that need the npm peers run under [peers], with $NODE22 and
+	// $EVERYTHING (server-everything's script: exec $NODE22 $EVERYTHING stdio).
+	root, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, everything, ok := peers.Installed(root)
+	if !ok && peers.InCI() {
+		t.Fatal("the npm test peers are not installed; run scripts/deps.sh")
+	}
 	scripttest.Run(t, &scripttest.Params{
-		Dir:    filepath.Join("testdata", "script"),
-		Binary: scriptBinary,
+		Dir:        filepath.Join("testdata", "script"),
+		Binary:     scriptBinary,
+		Env:        []string{"NODE22=" + node, "EVERYTHING=" + everything},
+		Conditions: map[string]bool{"peers": ok},
 	})
 }

