@@ -32,7 +32,7 @@ type Params struct {
 	CommandTimeout time.Duration
 }
 
-// Run runs every Dir/*.txtar file as a parallel-safe subtest of t named
+// Run runs every Dir/*.txtar file, one after the other, as a subtest of t named
 // after the file (without .txtar).
 func Run(t *testing.T, p *Params) {
 	t.Helper()
