@@ -245,7 +245,8 @@ func rpcMethod(req *http.Request) string {
 }
 
 // Logout revokes the tokens of name where the authorization server
-// offers revocation, deletes its token file and its pending step-up.
+// offers revocation and deletes its token file (ClearStepUp forgets a
+// pending step-up).
 func Logout(ctx context.Context, client *http.Client, store *oauth.Store, name string) error {
 	return oauth.Logout(ctx, client, store, name)
 }
