@@ -39,6 +39,7 @@ type server struct {
 	refreshErr error
 	names      map[string]string // qualified → original
 	starting   chan struct{}     // non-nil while a start is under way
+	closed     bool              // stopped for good (Close, or Update removed it)
 
 	failures int       // consecutive transport failures
 	openTill time.Time // breaker open until then
@@ -82,7 +83,7 @@ func (s *server) sameAs(o *server) bool {
 func (s *server) ensure(ctx context.Context) {
 	s.mu.Lock()
 	switch {
-	case s.spec == nil:
+	case s.spec == nil, s.closed:
 		s.mu.Unlock()
 		return
 	case s.starting != nil:
@@ -166,6 +167,13 @@ func (s *server) start(ctx context.Context) {
 		return
 	}
 	s.mu.Lock()
+	if s.closed {
+		// Closed while starting (Update removed it): nobody would
+		// close this session later.
+		s.mu.Unlock()
+		conn.Close()
+		return
+	}
 	s.conn, s.tools, s.stale, s.refreshErr = conn, tools, false, nil
 	s.state, s.phase, s.err = StateConnected, "", nil
 	s.mu.Unlock()
@@ -197,6 +205,9 @@ func (s *server) refresh(ctx context.Context, conn *Conn) {
 	tools, err := conn.ListTools(sctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err != nil && ctx.Err() != nil {
+		return // the caller gave up: still stale, nothing learnt of the server
+	}
 	if err != nil {
 		s.refreshErr = fmt.Errorf("refreshing the tool list after list_changed: %v (the previous list is kept)", err)
 		return
@@ -246,7 +257,12 @@ func (s *server) call(ctx context.Context, tool string, args any) (*Result, erro
 	s.mu.Lock()
 	conn := s.conn
 	err, phase := s.err, s.phase
+	closed := s.closed
 	s.mu.Unlock()
+	if closed {
+		return nil, &ServerError{Server: s.def.Name, Phase: PhaseCall,
+			Err: errors.New("the server was stopped (the manager closed, or its definition changed)")}
+	}
 	if conn == nil {
 		if err == nil {
 			err, phase = errors.New("not connected"), PhaseConnect
@@ -327,9 +343,11 @@ func (s *server) snapshot() ServerState {
 	return st
 }
 
-// close ends the session, if any, waiting for a start under way.
+// close ends the session, if any, waiting for a start under way; the
+// server does not start again.
 func (s *server) close() {
 	s.mu.Lock()
+	s.closed = true
 	ch := s.starting
 	s.mu.Unlock()
 	if ch != nil {
