@@ -177,9 +177,10 @@ func (inv *invocation) printResult(res *protocol.CallToolResult) {
 
 // events writes NDJSON events on stdout, one object a line.
 type events struct {
-	on  bool
-	inv *invocation
-	mu  sync.Mutex
+	on   bool
+	inv  *invocation
+	mu   sync.Mutex
+	done bool // the result was written: it stays the last line
 }
 
 func (inv *invocation) newEvents(on bool) *events { return &events{on: on, inv: inv} }
@@ -194,6 +195,10 @@ func (e *events) emit(v map[string]any) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.done {
+		return // a late notification (e.g. on an HTTP GET stream) after the result
+	}
+	e.done = v["event"] == "result"
 	io.WriteString(e.inv.env.Stdout, e.inv.redact(string(b))+"\n")
 }
 
