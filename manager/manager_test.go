@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpwire/config"
 	"mcpwire/internal/proctest"
 	"mcpwire/protocol"
 )
@@ -528,5 +529,38 @@ func TestUpdateDuringStart(t *testing.T) {
 	}
 	if _, err := m.Call(context.Background(), "mcp__slow__echo", map[string]any{"text": "x"}); err == nil {
 		t.Fatal("a removed server answered")
+	}
+}
+
+// TestApprovalAndDisabled: without SkipApproval, a server not approved
+// does not run and says so; an approved one runs; a disabled one is
+// disabled.
+func TestApprovalAndDisabled(t *testing.T) {
+	proctest.Check(t)
+	home := t.TempDir()
+	writeConfig(t, home, demoServer{name: "approved"}, demoServer{name: "unknown"},
+		demoServer{name: "off", extra: map[string]any{"enabled": false}})
+	cfg := loadConfig(t, home)
+	approvals, err := config.OpenApprovals(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := approvals.Approve(cfg.Server("approved")); err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Options{Config: cfg, Home: home, StartupTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	tools := mustTools(t, m)
+	if len(tools) != demoTools || tools[0].Server != "approved" {
+		t.Fatalf("%d tools (first of %s), want approved's %d", len(tools), tools[0].Server, demoTools)
+	}
+	if st := state(t, m, "unknown"); st.State != StateNeedsApproval || st.Phase != PhaseApproval || st.Pid != 0 || st.Err == nil {
+		t.Errorf("unapproved server: %+v", st)
+	}
+	if st := state(t, m, "off"); st.State != StateDisabled || st.Pid != 0 {
+		t.Errorf("disabled server: %+v", st)
 	}
 }

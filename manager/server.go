@@ -71,7 +71,10 @@ func (m *Manager) newServer(def *config.Server, approvals *config.Approvals) *se
 
 // sameAs says whether two servers have the same runnable definition.
 func (s *server) sameAs(o *server) bool {
-	return s.state != StateDisabled && o.state != StateDisabled &&
+	s.mu.Lock()
+	disabled := s.state == StateDisabled
+	s.mu.Unlock()
+	return !disabled && o.state != StateDisabled &&
 		s.def.Source == o.def.Source && reflect.DeepEqual(s.spec, o.spec) &&
 		s.spec != nil && slices.Equal(s.def.EnabledTools, o.def.EnabledTools) &&
 		slices.Equal(s.def.DisabledTools, o.def.DisabledTools) &&
