@@ -564,3 +564,35 @@ func TestApprovalAndDisabled(t *testing.T) {
 		t.Errorf("disabled server: %+v", st)
 	}
 }
+
+// TestCallTimeout: a call that outlives the server's timeout is given up
+// with notifications/cancelled; the connection stays, and timeouts count
+// as transport failures for the breaker.
+func TestCallTimeout(t *testing.T) {
+	proctest.Check(t)
+	clock := newFakeClock()
+	m, _ := newManager(t, Options{Now: clock.Now}, demoServer{name: "t", extra: map[string]any{"timeout": 0.3}})
+	ctx := context.Background()
+	tools := mustTools(t, m)
+	sleep := toolNamed(t, tools, "t", "sleep")
+	pid := state(t, m, "t").Pid
+	_, err := m.Call(ctx, sleep, map[string]any{"ms": 30000})
+	var se *ServerError
+	if err == nil || !errors.As(err, &se) || se.Phase != PhaseCall || !strings.Contains(err.Error(), "no answer within") {
+		t.Fatalf("timed-out call = %v, want a call-phase error naming the timeout", err)
+	}
+	if res, err := m.Call(ctx, sleep, map[string]any{"ms": 1}); err != nil || res.IsError {
+		t.Fatalf("call after a timeout = %+v, %v", res, err)
+	}
+	if st := state(t, m, "t"); st.Pid != pid || !st.RetryAt.IsZero() {
+		t.Fatalf("after a timeout: %+v, want the same process, breaker closed", st)
+	}
+	for range 2 {
+		if _, err := m.Call(ctx, sleep, map[string]any{"ms": 30000}); err == nil {
+			t.Fatal("a call outlived its timeout")
+		}
+	}
+	if st := state(t, m, "t"); st.RetryAt.IsZero() {
+		t.Fatalf("two timeouts in a row did not open the breaker: %+v", st)
+	}
+}
