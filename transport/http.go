@@ -83,6 +83,7 @@ const (
 	defaultRetry     = time.Second      // reconnection delay when the server named none
 	maxResumeTries   = 5                // resumptions in a row without progress
 	maxListenFails   = 8                // standalone GET failures in a row
+	listenReadyWait  = 2 * time.Second  // how long the next request waits for the GET stream to be answered
 	maxListenBackoff = 30 * time.Second // longest wait between GET attempts
 	minListenWait    = 100 * time.Millisecond
 	deleteTimeout    = 2 * time.Second
@@ -657,28 +658,45 @@ func (c *HTTPConn) listen() {
 	}
 	c.listening = true
 	c.mu.Unlock()
+	// The GET goes out before the caller's next request: a server that
+	// sees the GET after a POST whose stream it just dropped would take it
+	// for that stream's resumption.
+	ready := make(chan struct{})
 	ok := c.spawn(func() {
 		defer func() {
 			c.mu.Lock()
 			c.listening = false
 			c.mu.Unlock()
 		}()
-		c.listenLoop()
+		c.listenLoop(ready)
 	})
 	if !ok {
 		c.mu.Lock()
 		c.listening = false
 		c.mu.Unlock()
+		return
+	}
+	t := time.NewTimer(listenReadyWait)
+	defer t.Stop()
+	select {
+	case <-ready:
+	case <-t.C:
+	case <-c.ctx.Done():
 	}
 }
 
-// listenLoop keeps the standalone GET stream open: 405 or 404 (or any
-// other refusal) ends it, a dropped stream is reopened with Last-Event-ID.
-func (c *HTTPConn) listenLoop() {
+// listenLoop keeps the GET stream open; ready is closed once the first
+// GET was answered (or failed).
+func (c *HTTPConn) listenLoop(ready chan struct{}) {
 	var st streamState
 	fails := 0
+	first := true
 	for c.ctx.Err() == nil {
 		resp, cancel, err := c.get(st.lastID)
+		if first {
+			close(ready)
+			first = false
+		}
 		progress := false
 		if err != nil {
 			if permanent(err) {
