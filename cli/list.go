@@ -46,7 +46,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		return err
 	}
 	m, err := manager.New(manager.Options{Config: cfg, Home: home, Environ: inv.env.Environ(), StartupTimeout: *startup,
-		NeedsLogin: inv.needsLogin(home)})
+		NeedsLogin: inv.needsLogin(home), HTTPClient: manager.AuthClientFor(home)})
 	if err != nil {
 		return err
 	}

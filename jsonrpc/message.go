@@ -181,7 +181,7 @@ func AppendMessage(dst []byte, msg Message) ([]byte, error) {
 		dst = append(dst, name...)
 		if len(m.Params) > 0 {
 			dst = append(dst, `,"params":`...)
-			dst = append(dst, m.Params...)
+			dst = appendRaw(dst, m.Params)
 		}
 	case *Response:
 		dst = append(dst, `,"id":`...)
@@ -202,13 +202,26 @@ func AppendMessage(dst []byte, msg Message) ([]byte, error) {
 			if len(m.Result) == 0 {
 				dst = append(dst, "null"...)
 			} else {
-				dst = append(dst, m.Result...)
+				dst = appendRaw(dst, m.Result)
 			}
 		}
 	default:
 		return nil, fmt.Errorf("jsonrpc: cannot encode %T", msg)
 	}
 	return append(dst, '}'), nil
+}
+
+// appendRaw appends raw JSON, compacted when it spans lines, so that an
+// encoded message is always one line (newline framing depends on it).
+func appendRaw(dst []byte, raw json.RawMessage) []byte {
+	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
+		return append(dst, raw...)
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return append(dst, raw...) // not JSON: the peer will say so
+	}
+	return append(dst, buf.Bytes()...)
 }
 
 // A DecodeError says why bytes from the peer are not a JSON-RPC message.

@@ -167,3 +167,14 @@ func FuzzDecodeMessage(f *testing.F) {
 		}
 	})
 }
+
+func TestEncodeIsOneLine(t *testing.T) {
+	msg := &Request{ID: Int64ID(1), Method: "m", Params: json.RawMessage("{\n  \"a\": \"x\\ny\"\r\n}")}
+	got, err := EncodeMessage(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"x\ny"}}`; string(got) != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
