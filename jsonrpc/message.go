@@ -421,20 +421,20 @@ func skipValue(data []byte, i int) int {
 	}
 }
 
-// skipString returns the index just past the string starting at data[i].
+// skipString returns the index just past the string starting at data[i]
+// (len(data) when it is not closed).
 func skipString(data []byte, i int) int {
 	i++
 	for i < len(data) {
-		j := bytes.IndexAny(data[i:], "\"\\")
-		if j < 0 {
+		i = quoteRun(data, i)
+		if i >= len(data) {
 			return len(data)
 		}
-		i += j
 		if data[i] == '\\' {
 			i += 2
 			continue
 		}
 		return i + 1
 	}
-	return i
+	return len(data)
 }

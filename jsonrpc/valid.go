@@ -124,6 +124,10 @@ func (v *validator) str() bool {
 	d := v.data
 	i := v.i + 1
 	for i < len(d) {
+		i = plainRun(d, i)
+		if i >= len(d) {
+			return false
+		}
 		c := d[i]
 		switch {
 		case c == '"':
