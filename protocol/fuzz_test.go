@@ -33,7 +33,17 @@ func FuzzDecodeResults(f *testing.F) {
 			if !reflect.DeepEqual(normResult(r1), normResult(r2)) {
 				t.Fatalf("round trip changed %s into %s", data, b)
 			}
+			// The hand decoder agrees with encoding/json on what it wrote.
+			fast, err := decodeCallResult(b)
+			if err != nil {
+				t.Fatalf("decodeCallResult(%s): %v", b, err)
+			}
+			if normResult(*fast) != normResult(r2) {
+				t.Fatalf("decodeCallResult(%s) = %s", b, normResult(*fast))
+			}
 		}
+		_, _ = decodeCallResult(data) // never panics
+		_, _, _ = decodeToolsPage(data)
 		type page struct {
 			Tools      []*Tool `json:"tools"`
 			NextCursor *string `json:"nextCursor,omitempty"`
@@ -51,6 +61,15 @@ func FuzzDecodeResults(f *testing.F) {
 			b2, _ := json.Marshal(&p2)
 			if string(b) != string(b2) {
 				t.Fatalf("tools round trip: %s then %s", b, b2)
+			}
+			tools, next, err := decodeToolsPage(b)
+			if err != nil {
+				t.Fatalf("decodeToolsPage(%s): %v", b, err)
+			}
+			want, _ := json.Marshal(&page{Tools: dropNil(p2.Tools), NextCursor: p2.NextCursor})
+			got, _ := json.Marshal(&page{Tools: tools, NextCursor: next})
+			if string(got) != string(want) {
+				t.Fatalf("decodeToolsPage(%s) gives %s, want %s (null tools dropped)", b, got, want)
 			}
 		}
 		// The output check must not panic on anything.

@@ -83,16 +83,12 @@ func (s *Session) Tools(ctx context.Context) iter.Seq2[*Tool, error] {
 		return failing[*Tool](err)
 	}
 	return paginate(ctx, s, "tools/list", func(raw json.RawMessage) ([]*Tool, *string, error) {
-		var page struct {
-			Tools      []*Tool `json:"tools"`
-			NextCursor *string `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(raw, &page); err != nil {
+		tools, next, err := decodeToolsPage(raw)
+		if err != nil {
 			return nil, nil, err
 		}
-		tools := dropNil(page.Tools)
 		s.rememberSchemas(tools)
-		return tools, page.NextCursor, nil
+		return tools, next, nil
 	})
 }
 

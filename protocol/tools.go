@@ -21,9 +21,13 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 		Name      string `json:"name"`
 		Arguments any    `json:"arguments,omitempty"`
 	}{Name: name, Arguments: args}
-	var res CallToolResult
-	if err := s.callInto(ctx, "tools/call", params, opts, &res); err != nil {
+	raw, err := s.call(ctx, "tools/call", params, opts)
+	if err != nil {
 		return nil, err
+	}
+	res, err := decodeCallResult(raw)
+	if err != nil {
+		return nil, &ResultError{Method: "tools/call", Err: err}
 	}
 	if res.Content == nil {
 		res.Content = []Content{}
@@ -36,7 +40,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 			res.OutputProblem = CheckOutput(schema, res.StructuredContent)
 		}
 	}
-	return &res, nil
+	return res, nil
 }
 
 // rememberSchemas keeps the output schemas of listed tools for CallTool.
