@@ -125,9 +125,9 @@ func benchSession(b *testing.B, pages [][]byte, callResult []byte) *Session {
 
 const echoResult = `,"result":{"content":[{"type":"text","text":"hello"}]}}` + "\n"
 
-// BenchmarkFloorEcho is the floor: the same request and answer lines
+// BenchmarkFloorSequential is the floor: the same request and answer lines
 // through the same kind of pipes, with no JSON work.
-func BenchmarkFloorEcho(b *testing.B) {
+func BenchmarkFloorSequential(b *testing.B) {
 	req := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}` + "\n")
 	p := newPipeServer(b, func([]byte) ([]byte, []byte) { return []byte(`{"jsonrpc":"2.0","id":`), []byte(echoResult) })
 	r := bufio.NewReader(p.cr)
@@ -136,6 +136,25 @@ func BenchmarkFloorEcho(b *testing.B) {
 		p.cw.Write(req)
 		if _, err := r.ReadSlice('\n'); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFloor16InFlight is the floor of 16 calls in flight: the same
+// request lines written 16 at a time, then their 16 answers read, with no
+// JSON work.
+func BenchmarkFloor16InFlight(b *testing.B) {
+	req := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}` + "\n")
+	p := newPipeServer(b, func([]byte) ([]byte, []byte) { return []byte(`{"jsonrpc":"2.0","id":`), []byte(echoResult) })
+	r := bufio.NewReader(p.cr)
+	batch := bytes.Repeat(req, 16)
+	b.ResetTimer()
+	for i := 0; i < b.N; i += 16 {
+		p.cw.Write(batch)
+		for range 16 {
+			if _, err := r.ReadSlice('\n'); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }
@@ -166,7 +185,7 @@ func BenchmarkCallTool16InFlight(b *testing.B) {
 	})
 }
 
-func BenchmarkListTools5000(b *testing.B) {
+func BenchmarkToolsList5000(b *testing.B) {
 	s := benchSession(b, toolPages(5000, 100), nil)
 	ctx := context.Background()
 	for b.Loop() {
