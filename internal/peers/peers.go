@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -143,28 +144,66 @@ func EverythingHTTP(t testing.TB, mode string) string {
 	default:
 		t.Fatalf("peers: EverythingHTTP: unknown mode %q (want streamable or sse)", mode)
 	}
-	node := Node(t)
 	script := find(t, "server-everything", everythingRel)
-	preload := find(t, "the loopback preload", loopbackRel)
+	addrs := startNode(t, "server-everything "+arg, []string{script, arg}, []string{"PORT=0"}, 1)
+	return "http://" + addrs[0] + path
+}
 
-	cmd := exec.Command(node, "--require", preload, script, arg)
+// SDKOAuthExample starts the TypeScript SDK's example server with OAuth
+// (dist/esm/examples/server/simpleStreamableHttp.js --oauth): an MCP server
+// and its own authorization server, on two free ports of 127.0.0.1. It
+// returns the MCP server's URL as the example publishes it,
+// http://localhost:PORT/mcp (its protected resource metadata names that
+// URL, so a client must use it as is). The authorization server approves
+// every authorization request at once, as a user who clicks "allow".
+func SDKOAuthExample(t testing.TB) string {
+	t.Helper()
+	script := filepath.Join(SDK(t), "dist", "esm", "examples", "server", "simpleStreamableHttp.js")
+	// The example builds its URLs from fixed ports: take two free ones.
+	mcpPort, authPort := freePort(t), freePort(t)
+	startNode(t, "the SDK's OAuth example", []string{script, "--oauth"},
+		[]string{"MCP_PORT=" + mcpPort, "MCP_AUTH_PORT=" + authPort}, 2)
+	return "http://localhost:" + mcpPort + "/mcp"
+}
+
+// freePort returns a port of 127.0.0.1 that was free a moment ago.
+func freePort(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("peers: finding a free port: %v", err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
+// startNode runs Node 22 with the loopback preload and args, in its own
+// process group, waits until it listens on the given number of sockets
+// (at most StartTimeout), and returns their addresses. t.Cleanup kills the
+// whole group and waits for it.
+func startNode(t testing.TB, what string, args, env []string, listens int) []string {
+	t.Helper()
+	node := Node(t)
+	preload := find(t, "the loopback preload", loopbackRel)
+	cmd := exec.Command(node, append([]string{"--require", preload}, args...)...)
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "PORT=0")
+	cmd.Env = append(os.Environ(), env...)
 	setGroup(cmd)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatalf("peers: server-everything: %v", err)
+		t.Fatalf("peers: %s: %v", what, err)
 	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		t.Fatalf("peers: server-everything: %v", err)
+		t.Fatalf("peers: %s: %v", what, err)
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("peers: starting server-everything: %v", err)
+		t.Fatalf("peers: starting %s: %v", what, err)
 	}
 	var (
 		tail    = &tailBuffer{max: 8 << 10}
-		addr    = make(chan string, 1)
+		addr    = make(chan string, listens)
 		drained sync.WaitGroup
 	)
 	drained.Add(2)
@@ -176,12 +215,12 @@ func EverythingHTTP(t testing.TB, mode string) string {
 		defer drained.Done()
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-		found := false
+		found := 0
 		for sc.Scan() {
 			line := sc.Text()
 			tail.add(line)
-			if m := listening.FindStringSubmatch(line); m != nil && !found {
-				found = true
+			if m := listening.FindStringSubmatch(line); m != nil && found < listens {
+				found++
 				addr <- m[1]
 			}
 		}
@@ -203,17 +242,20 @@ func EverythingHTTP(t testing.TB, mode string) string {
 
 	timer := time.NewTimer(StartTimeout)
 	defer timer.Stop()
-	select {
-	case a := <-addr:
-		return "http://" + a + path
-	case err := <-exited:
-		exited <- err // for stop
-		t.Fatalf("peers: server-everything %s exited before listening: %v\nstderr:\n%s", arg, err, tail)
-	case <-timer.C:
-		stop()
-		t.Fatalf("peers: server-everything %s did not listen within %v\nstderr:\n%s", arg, StartTimeout, tail)
+	var addrs []string
+	for len(addrs) < listens {
+		select {
+		case a := <-addr:
+			addrs = append(addrs, a)
+		case err := <-exited:
+			exited <- err // for stop
+			t.Fatalf("peers: %s exited before listening: %v\nstderr:\n%s", what, err, tail)
+		case <-timer.C:
+			stop()
+			t.Fatalf("peers: %s did not listen within %v\nstderr:\n%s", what, StartTimeout, tail)
+		}
 	}
-	return ""
+	return addrs
 }
 
 // A tailBuffer keeps the last lines written to it, up to max bytes.
