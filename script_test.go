@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mcpwire/internal/peers"
+	"mcpwire/internal/proctest"
 	"mcpwire/internal/scripttest"
 )
 
@@ -49,6 +50,8 @@ func TestScripts(t *testing.T) {
 	if scriptBuildErr != nil {
 		t.Fatal(scriptBuildErr)
 	}
+	// When every script is done, no process any of them started remains.
+	proctest.Check(t)
 	// Scripts that need the npm peers run under [peers], with $NODE22 and
 	// $EVERYTHING (server-everything's script: exec $NODE22 $EVERYTHING stdio).
 	root, err := filepath.Abs(".")

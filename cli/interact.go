@@ -44,6 +44,7 @@ func (inv *invocation) interactions(xf *interactionFlags, ev *events) (protocol.
 	case "":
 		if inv.env.StdinIsTerminal && inv.env.StderrIsTerminal && !ev.on {
 			popts.Elicit = inv.elicitInteractive
+			popts.ElicitURL = true // a person can open a URL
 		}
 	case "defaults":
 		popts.Elicit = elicitDefaults

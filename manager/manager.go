@@ -52,6 +52,14 @@ type Options struct {
 	// Elicit answers a server's elicitation requests; nil declines them
 	// (the capability is not declared).
 	Elicit func(ctx context.Context, server string, p *protocol.ElicitParams) (*protocol.ElicitResult, error)
+	// OnLoginNeeded, when set, is told that a server needs a login (no
+	// usable token, or the server answered 401): the agent can ask the
+	// person to run `mcpwire login NAME`. It never opens a browser itself.
+	// It may be called from any goroutine, once per server and start.
+	OnLoginNeeded func(server string)
+	// Dir is the working directory offered to servers as their root
+	// (roots/list); "" means the process's working directory.
+	Dir string
 	// OnProgress receives progress notifications of calls.
 	OnProgress func(server string, p protocol.ProgressParams)
 	// HTTPClient returns the client for an HTTP server (with the OAuth

@@ -58,6 +58,9 @@ func (m *Manager) newServer(def *config.Server, approvals *config.Approvals) *se
 		s.err = fmt.Errorf("not approved (%s)", approvals.State(def))
 	case m.opts.NeedsLogin != nil && def.Type != config.TypeStdio && m.opts.NeedsLogin(def):
 		s.state, s.phase, s.err = StateNeedsLogin, PhaseAuth, errors.New("login needed")
+		if m.opts.OnLoginNeeded != nil {
+			m.opts.OnLoginNeeded(def.Name)
+		}
 	}
 	if s.state == StateIdle {
 		spec, err := SpecFromConfig(def)
@@ -143,6 +146,10 @@ func (s *server) start(ctx context.Context) {
 	defer context.AfterFunc(m.ctx, cancel)()
 	name := s.def.Name
 	popts := protocol.Options{ClientName: "mcpwire", ClientVersion: "manager"}
+	if m.opts.Dir != "" {
+		dir := m.opts.Dir
+		popts.Roots = func(context.Context) ([]protocol.Root, error) { return []protocol.Root{protocol.DirRoot(dir)}, nil }
+	}
 	popts.OnToolsChanged = func() {
 		s.mu.Lock()
 		s.stale = true
@@ -197,6 +204,9 @@ func (s *server) failStart(err error, phase string, ctx context.Context) {
 	}
 	s.noteFailure()
 	s.mu.Unlock()
+	if phase == PhaseAuth && s.m.opts.OnLoginNeeded != nil {
+		s.m.opts.OnLoginNeeded(s.def.Name)
+	}
 	s.m.logf("%s: %s failed: %v", s.def.Name, phase, err)
 }
 
