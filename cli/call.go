@@ -43,34 +43,18 @@ type callReport struct {
 }
 
 func runCall(ctx context.Context, inv *invocation, args []string) error {
-	fs := newFlagSet("call")
-	var tf targetFlags
-	var xf interactionFlags
-	tf.register(fs)
-	xf.register(fs)
-	pos, tail, hasTail, err := parseArgs(fs, args)
+	r, err := inv.openSession(ctx, "call", args, nil, func(rest []string) error {
+		if len(rest) == 0 {
+			return usageErr("no TOOL: which tool to call")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	t, rest, err := inv.resolveTarget(ctx, &tf, pos, tail, hasTail)
-	if err != nil {
-		return err
-	}
-	defer t.stop()
-	if len(rest) == 0 {
-		return usageErr("no TOOL: which tool to call")
-	}
-	toolName, words := rest[0], rest[1:]
-	ev := inv.newEvents(xf.events)
-	popts, err := inv.interactions(&xf, ev)
-	if err != nil {
-		return err
-	}
-	conn, err := inv.connect(ctx, t, &tf, popts)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
+	defer r.close()
+	t, conn, ev, tf := r.t, r.conn, r.ev, &r.tf
+	toolName, words := r.rest[0], r.rest[1:]
 
 	var schema json.RawMessage
 	listMs := int64(0)
@@ -89,7 +73,7 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 		}
 		if !found {
 			return fail(ExitUsage, phaseUsage, fmt.Errorf("%s has no tool %q", t.spec.Name, toolName),
-				fmt.Sprintf("list the tools with: mcpwire test %s", targetWords(t, &tf)))
+				fmt.Sprintf("list the tools with: mcpwire test %s", targetWords(t, tf)))
 		}
 	}
 	callArgs, err := toolArgs(words, inv.env.Stdin, schema)

@@ -11,52 +11,91 @@ import (
 	"mcpwire/protocol"
 )
 
-// sessionCommand is the common start of read, prompt and complete: flags,
-// target, positionals, connection.
-func (inv *invocation) sessionCommand(ctx context.Context, name string, args []string, extra func(*flagSetT)) (*target, *manager.Conn, []string, error) {
+// A sessionRun is one command's session with its server.
+type sessionRun struct {
+	t    *target
+	conn *manager.Conn
+	rest []string // the positionals after the target
+	tf   targetFlags
+	ev   *events
+}
+
+// close ends the session and what resolving the target started.
+func (r *sessionRun) close() {
+	r.conn.Close()
+	r.t.stop()
+}
+
+// openSession is the common start of the commands that talk to one
+// server: flags (the target's, the interaction ones, and extra), the
+// target, a check of the positionals that remain (before anything
+// starts), and the connection.
+func (inv *invocation) openSession(ctx context.Context, name string, args []string, extra func(*flagSetT), check func(rest []string) error) (*sessionRun, error) {
 	fs := newFlagSet(name)
-	var tf targetFlags
+	r := &sessionRun{}
 	var xf interactionFlags
-	tf.register(fs)
+	r.tf.register(fs)
 	xf.register(fs)
 	if extra != nil {
 		extra(fs)
 	}
 	pos, tail, hasTail, err := parseArgs(fs, args)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	t, rest, err := inv.resolveTarget(ctx, &tf, pos, tail, hasTail)
+	r.t, r.rest, err = inv.resolveTarget(ctx, &r.tf, pos, tail, hasTail)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	popts, err := inv.interactions(&xf, inv.newEvents(xf.events))
+	if err := check(r.rest); err != nil {
+		r.t.stop()
+		return nil, err
+	}
+	r.ev = inv.newEvents(xf.events)
+	popts, err := inv.interactions(&xf, r.ev)
+	if err == nil {
+		r.conn, err = inv.connect(ctx, r.t, &r.tf, popts)
+	}
 	if err != nil {
-		t.stop()
-		return nil, nil, nil, err
+		r.t.stop()
+		return nil, err
 	}
-	conn, err := inv.connect(ctx, t, &tf, popts)
-	if err != nil {
-		t.stop()
-		return nil, nil, nil, err
+	return r, nil
+}
+
+// nArgs checks that exactly n positionals follow the target.
+func nArgs(n int, what string) func([]string) error {
+	return func(rest []string) error {
+		if len(rest) != n {
+			return usageErr("%s after the TARGET", what)
+		}
+		return nil
 	}
-	return t, conn, rest, nil
+}
+
+// kvPairs reads k=v words into a map.
+func kvPairs(words []string, what string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, w := range words {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || k == "" {
+			return nil, usageErr("%s %q is not k=v", what, w)
+		}
+		out[k] = v
+	}
+	return out, nil
 }
 
 func runRead(ctx context.Context, inv *invocation, args []string) error {
 	var out string
-	t, conn, rest, err := inv.sessionCommand(ctx, "read", args, func(fs *flagSetT) {
+	r, err := inv.openSession(ctx, "read", args, func(fs *flagSetT) {
 		fs.StringVar(&out, "out", "", "write the contents (text or binary) to FILE")
-	})
+	}, nArgs(1, "read takes one URI"))
 	if err != nil {
 		return err
 	}
-	defer t.stop()
-	defer conn.Close()
-	if len(rest) != 1 {
-		return usageErr("read takes one URI after the TARGET")
-	}
-	uri := rest[0]
+	defer r.close()
+	t, conn, uri := r.t, r.conn, r.rest[0]
 	res, err := conn.ReadResource(ctx, uri)
 	if err != nil {
 		return inv.serverFailure(t.spec, conn.Explain(manager.PhaseCall, err))
@@ -99,24 +138,19 @@ func runRead(ctx context.Context, inv *invocation, args []string) error {
 }
 
 func runPrompt(ctx context.Context, inv *invocation, args []string) error {
-	t, conn, rest, err := inv.sessionCommand(ctx, "prompt", args, nil)
+	var pargs map[string]string
+	r, err := inv.openSession(ctx, "prompt", args, nil, func(rest []string) (err error) {
+		if len(rest) == 0 {
+			return usageErr("prompt takes a NAME after the TARGET")
+		}
+		pargs, err = kvPairs(rest[1:], "prompt argument")
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	defer t.stop()
-	defer conn.Close()
-	if len(rest) == 0 {
-		return usageErr("prompt takes a NAME after the TARGET")
-	}
-	name := rest[0]
-	pargs := map[string]string{}
-	for _, w := range rest[1:] {
-		k, v, ok := strings.Cut(w, "=")
-		if !ok || k == "" {
-			return usageErr("prompt argument %q is not k=v", w)
-		}
-		pargs[k] = v
-	}
+	defer r.close()
+	t, conn, name := r.t, r.conn, r.rest[0]
 	// Refuse a missing required argument before sending anything.
 	prompts, err := conn.ListPrompts(ctx)
 	if err != nil {
@@ -163,33 +197,29 @@ func runPrompt(ctx context.Context, inv *invocation, args []string) error {
 func runComplete(ctx context.Context, inv *invocation, args []string) error {
 	var promptName, resourceURI string
 	var ctxArgs listFlag
-	t, conn, rest, err := inv.sessionCommand(ctx, "complete", args, func(fs *flagSetT) {
+	var cargs map[string]string
+	r, err := inv.openSession(ctx, "complete", args, func(fs *flagSetT) {
 		fs.StringVar(&promptName, "prompt", "", "complete an argument of this prompt")
 		fs.StringVar(&resourceURI, "resource", "", "complete a variable of this resource template")
 		fs.Var(&ctxArgs, "context", "k=v of an argument already given (repeatable)")
+	}, func(rest []string) (err error) {
+		if (promptName == "") == (resourceURI == "") {
+			return usageErr("give --prompt NAME or --resource URI")
+		}
+		if len(rest) != 2 {
+			return usageErr("complete takes ARG VALUE after the TARGET")
+		}
+		cargs, err = kvPairs(ctxArgs, "--context")
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	defer t.stop()
-	defer conn.Close()
-	if (promptName == "") == (resourceURI == "") {
-		return usageErr("give --prompt NAME or --resource URI")
-	}
-	if len(rest) != 2 {
-		return usageErr("complete takes ARG VALUE after the TARGET")
-	}
+	defer r.close()
+	t, conn, rest := r.t, r.conn, r.rest
 	ref := protocol.PromptRef(promptName)
 	if resourceURI != "" {
 		ref = protocol.ResourceRef(resourceURI)
-	}
-	cargs := map[string]string{}
-	for _, kv := range ctxArgs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return usageErr("--context wants k=v")
-		}
-		cargs[k] = v
 	}
 	res, err := conn.Complete(ctx, ref, rest[0], rest[1], cargs)
 	if err != nil {

@@ -31,26 +31,17 @@ type testReport struct {
 }
 
 func runTest(ctx context.Context, inv *invocation, args []string) error {
-	fs := newFlagSet("test")
-	var tf targetFlags
-	tf.register(fs)
-	pos, tail, hasTail, err := parseArgs(fs, args)
+	r, err := inv.openSession(ctx, "test", args, nil, func(rest []string) error {
+		if len(rest) > 0 {
+			return usageErr("unexpected arguments: %s", strings.Join(rest, " "))
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	t, rest, err := inv.resolveTarget(ctx, &tf, pos, tail, hasTail)
-	if err != nil {
-		return err
-	}
-	defer t.stop()
-	if len(rest) > 0 {
-		return usageErr("unexpected arguments: %s", strings.Join(rest, " "))
-	}
-	conn, err := inv.connect(ctx, t, &tf, protocol.Options{})
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
+	defer r.close()
+	t, conn := r.t, r.conn
 
 	init := conn.Init()
 	rep := &testReport{
