@@ -193,24 +193,36 @@ func DiscoverResource(ctx context.Context, client *http.Client, serverURL string
 		candidates = append(candidates, origin(u)+"/.well-known/oauth-protected-resource"+p)
 	}
 	candidates = append(candidates, origin(u)+"/.well-known/oauth-protected-resource")
+	md, err := firstDocument(ctx, client, candidates, "discovering resource metadata", ParseResourceMetadata)
+	switch {
+	case err != nil:
+		return nil, err
+	case md == nil:
+		return nil, fmt.Errorf("discovering resource metadata for %s: %w", RedactURL(serverURL), ErrNoResourceMetadata)
+	case !ResourceCovers(md.Resource, serverURL):
+		return nil, &ResourceMismatchError{Resource: RedactURL(md.Resource), Server: RedactURL(serverURL)}
+	}
+	return md, nil
+}
+
+// firstDocument fetches the candidate URLs in order and parses the first
+// document found; it returns nil, nil when none is found.
+func firstDocument[T any](ctx context.Context, client *http.Client, candidates []string, op string, parse func([]byte) (*T, error)) (*T, error) {
 	for _, c := range candidates {
 		data, found, err := getJSON(ctx, client, c)
 		if err != nil {
-			return nil, fmt.Errorf("discovering resource metadata: %w", err)
+			return nil, fmt.Errorf("%s: %w", op, err)
 		}
 		if !found {
 			continue
 		}
-		md, err := ParseResourceMetadata(data)
+		md, err := parse(data)
 		if err != nil {
-			return nil, fmt.Errorf("discovering resource metadata at %s: %v", RedactURL(c), err)
-		}
-		if !ResourceCovers(md.Resource, serverURL) {
-			return nil, &ResourceMismatchError{Resource: RedactURL(md.Resource), Server: RedactURL(serverURL)}
+			return nil, fmt.Errorf("%s at %s: %v", op, RedactURL(c), err)
 		}
 		return md, nil
 	}
-	return nil, fmt.Errorf("discovering resource metadata for %s: %w", RedactURL(serverURL), ErrNoResourceMetadata)
+	return nil, nil
 }
 
 // authServerMetadataURLs lists the well-known URLs for issuer in the order
@@ -259,24 +271,16 @@ func DiscoverAuthServer(ctx context.Context, client *http.Client, issuer string)
 	if err != nil {
 		return nil, fmt.Errorf("discovering authorization server: %v", err)
 	}
-	for _, c := range urls {
-		data, found, err := getJSON(ctx, client, c)
-		if err != nil {
-			return nil, fmt.Errorf("discovering authorization server: %w", err)
-		}
-		if !found {
-			continue
-		}
-		md, err := ParseAuthServerMetadata(data)
-		if err != nil {
-			return nil, fmt.Errorf("discovering authorization server at %s: %v", RedactURL(c), err)
-		}
-		if !sameIssuer(md.Issuer, issuer) {
-			return nil, &IssuerMismatchError{Where: "metadata", Expected: RedactURL(issuer), Got: RedactURL(md.Issuer)}
-		}
-		return md, nil
+	md, err := firstDocument(ctx, client, urls, "discovering authorization server", ParseAuthServerMetadata)
+	switch {
+	case err != nil:
+		return nil, err
+	case md == nil:
+		return nil, fmt.Errorf("discovering authorization server %s: %w", RedactURL(issuer), ErrNoAuthServerMetadata)
+	case !sameIssuer(md.Issuer, issuer):
+		return nil, &IssuerMismatchError{Where: "metadata", Expected: RedactURL(issuer), Got: RedactURL(md.Issuer)}
 	}
-	return nil, fmt.Errorf("discovering authorization server %s: %w", RedactURL(issuer), ErrNoAuthServerMetadata)
+	return md, nil
 }
 
 // discoverLegacy is the 2025-03-26 discovery for a server without
