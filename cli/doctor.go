@@ -151,6 +151,11 @@ func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *mana
 	opts := &manager.DoctorOptions{Definition: def, Dial: manager.DialOptions{Environ: inv.env.Environ()}}
 	if home != "" {
 		opts.Tokens = oauth.NewStore(home)
+		if spec.Transport != "stdio" {
+			// A logged-in server is checked with its token (never shown).
+			opts.Dial.HTTPClient = manager.AuthClient(home, spec.Name, spec.URL)
+			inv.tokenSecrets(home, spec.Name)
+		}
 	}
 	stop := inv.spinner("checking " + spec.Name)
 	checks := manager.Doctor(dctx, spec, opts)

@@ -63,6 +63,13 @@ func TestSDKOAuthExample(t *testing.T) {
 	if tok := rec.Token.AccessToken; tok == "" || strings.Contains(r.all.String(), tok) {
 		t.Fatalf("the access token (%d bytes) was printed or is missing", len(tok))
 	}
+	// doctor sees the login and checks the server with the token.
+	stdout, _ = r.run(0, "doctor", "sdk", "--json")
+	if !strings.Contains(stdout, `"phase": "login",
+          "status": "ok"`) || !strings.Contains(stdout, `"phase": "tools",
+          "status": "ok"`) {
+		t.Fatalf("doctor after login:\n%s", stdout)
+	}
 	r.run(0, "logout", "sdk")
 	r.run(ExitAuth, "call", "sdk", "greet", "name=x")
 }
