@@ -134,7 +134,10 @@ func (s *server) dead() bool {
 	case <-s.conn.Done():
 		return true
 	default:
-		return false
+		// The reader records why the connection ended, and wakes the
+		// calls, before Done closes: a call that just failed must not
+		// leave its successor on the dead connection.
+		return s.conn.Err() != nil
 	}
 }
 
