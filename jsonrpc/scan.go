@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"unicode/utf16"
@@ -194,36 +195,46 @@ const (
 	hi8 = 0x8080808080808080
 )
 
-func hasLess(x uint64, n byte) bool { return (x-lo8*uint64(n))&^x&hi8 != 0 }
-func hasByte(x uint64, b byte) bool { return hasZero(x ^ (lo8 * uint64(b))) }
-func hasZero(x uint64) bool         { return (x-lo8)&^x&hi8 != 0 }
-
 // quoteRun returns the index of the first quote or backslash at or after
-// i in s (len(s) if none), eight bytes at a time.
+// i in s (len(s) if none). Both searches run at memory speed (the
+// runtime's vectorized IndexByte).
 func quoteRun(s []byte, i int) int {
-	for i+8 <= len(s) {
-		x := binary.LittleEndian.Uint64(s[i:])
-		if hasByte(x, '"') || hasByte(x, '\\') {
-			break
-		}
-		i += 8
-	}
-	for i < len(s) {
+	// Most strings (member names, short values) end within a few bytes:
+	// look at those one by one before calling out.
+	for end := min(i+16, len(s)); i < end; i++ {
 		if c := s[i]; c == '"' || c == '\\' {
 			return i
 		}
-		i++
 	}
-	return i
+	if i >= len(s) {
+		return len(s)
+	}
+	q := bytes.IndexByte(s[i:], '"')
+	if q < 0 {
+		q = len(s) - i
+	}
+	if b := bytes.IndexByte(s[i:i+q], '\\'); b >= 0 {
+		return i + b
+	}
+	return i + q
 }
 
 // plainRun returns the index of the first byte at or after i in s that is
-// a quote, a backslash or a control character (len(s) if none), eight
-// bytes at a time.
+// a quote, a backslash or a control character (len(s) if none), 32 bytes
+// at a time.
 func plainRun(s []byte, i int) int {
+	for i+32 <= len(s) {
+		a := binary.LittleEndian.Uint64(s[i:])
+		b := binary.LittleEndian.Uint64(s[i+8:])
+		c := binary.LittleEndian.Uint64(s[i+16:])
+		d := binary.LittleEndian.Uint64(s[i+24:])
+		if special(a)|special(b)|special(c)|special(d) != 0 {
+			break
+		}
+		i += 32
+	}
 	for i+8 <= len(s) {
-		x := binary.LittleEndian.Uint64(s[i:])
-		if hasLess(x, 0x20) || hasByte(x, '"') || hasByte(x, '\\') {
+		if special(binary.LittleEndian.Uint64(s[i:])) != 0 {
 			break
 		}
 		i += 8
@@ -235,4 +246,12 @@ func plainRun(s []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// special has a high bit set in each byte of x that is below 0x20, a
+// quote or a backslash (and maybe in the bytes after such a one).
+func special(x uint64) uint64 {
+	q := x ^ (lo8 * '"')
+	bs := x ^ (lo8 * '\\')
+	return ((x - lo8*0x20) | (q - lo8) | (bs - lo8)) &^ x & hi8
 }
