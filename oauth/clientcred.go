@@ -53,14 +53,11 @@ func ClientCredentials(ctx context.Context, opts ClientCredentialsOptions) (*Tok
 		return nil, fmt.Errorf("client credentials: %w", ErrNoClientID)
 	}
 	client := noRedirectClient(opts.Client)
-	s, chs, err := discover(ctx, client, opts.ServerURL, opts.Challenge, opts.AuthorizationServer, log)
+	s, chs, err := discoverTokenEndpoint(ctx, client, opts.ServerURL, opts.Challenge, opts.AuthorizationServer, log)
 	if err != nil {
 		return nil, fmt.Errorf("client credentials: %w", err)
 	}
 	md := s.md
-	if md.TokenEndpoint == "" {
-		return nil, errors.New("client credentials: authorization server metadata has no token endpoint")
-	}
 	reg := &ClientRegistration{ClientID: opts.ClientID, ClientSecret: opts.ClientSecret, Issuer: s.issuer, Kind: KindPreRegistered, RegisteredAt: now.UTC()}
 	var auth clientAuth
 	switch {
@@ -93,17 +90,36 @@ func ClientCredentials(ctx context.Context, opts ClientCredentialsOptions) (*Tok
 	if err := checkBearer(tok); err != nil {
 		return nil, fmt.Errorf("client credentials: %w", err)
 	}
-	if opts.Store != nil {
-		if reg.AuthMethod == "private_key_jwt" {
-			reg.ClientSecret = ""
-		}
-		rec := &Record{Resource: s.resource, Issuer: s.issuer, TokenEndpoint: md.TokenEndpoint, RevocationEndpoint: md.RevocationEndpoint,
-			Client: reg, Token: tok, Scopes: scopes, Grant: "client_credentials", UpdatedAt: now.UTC()}
-		if err := opts.Store.Save(opts.ServerName, rec); err != nil {
-			return tok, fmt.Errorf("client credentials: %w", err)
-		}
+	if reg.AuthMethod == "private_key_jwt" {
+		reg.ClientSecret = ""
+	}
+	if err := s.save(opts.Store, opts.ServerName, reg, tok, scopes, "client_credentials", now); err != nil {
+		return tok, fmt.Errorf("client credentials: %w", err)
 	}
 	return tok, nil
+}
+
+// discoverTokenEndpoint runs discovery for a flow without a browser: the
+// authorization server must have a token endpoint.
+func discoverTokenEndpoint(ctx context.Context, client *http.Client, serverURL string, challenge []string, asOverride string, log *logger) (*session, []Challenge, error) {
+	s, chs, err := discover(ctx, client, serverURL, challenge, asOverride, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.md.TokenEndpoint == "" {
+		return nil, nil, errors.New("authorization server metadata has no token endpoint")
+	}
+	return s, chs, nil
+}
+
+// save writes the token of a flow, with the client it used, to store
+// (nothing when store is nil).
+func (s *session) save(store *Store, name string, reg *ClientRegistration, tok *Token, scopes []string, grant string, now time.Time) error {
+	if store == nil {
+		return nil
+	}
+	return store.Save(name, &Record{Resource: s.resource, Issuer: s.issuer, TokenEndpoint: s.md.TokenEndpoint, RevocationEndpoint: s.md.RevocationEndpoint,
+		Client: reg, Token: tok, Scopes: scopes, Grant: grant, UpdatedAt: now.UTC()})
 }
 
 func deleteScope(s []string, name string) []string {

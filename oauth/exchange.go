@@ -64,14 +64,11 @@ func CrossAppAccess(ctx context.Context, opts CrossAppOptions) (*Token, error) {
 		return nil, fmt.Errorf("cross-app access: IdP token endpoint: %v", err)
 	}
 	client := noRedirectClient(opts.Client)
-	s, chs, err := discover(ctx, client, opts.ServerURL, opts.Challenge, opts.AuthorizationServer, log)
+	s, chs, err := discoverTokenEndpoint(ctx, client, opts.ServerURL, opts.Challenge, opts.AuthorizationServer, log)
 	if err != nil {
 		return nil, fmt.Errorf("cross-app access: %w", err)
 	}
 	md := s.md
-	if md.TokenEndpoint == "" {
-		return nil, errors.New("cross-app access: authorization server metadata has no token endpoint")
-	}
 	scopes := deleteScope(selectScopes(opts.Scopes, chs, s.prm, md), "offline_access")
 	log.printf("exchanging the ID token at %s", RedactURL(opts.IdPTokenEndpoint))
 	jag, err := ExchangeIDToken(ctx, client, opts.IdPTokenEndpoint, opts.IdPClientID, opts.IdPClientSecret, opts.IDToken, s.issuer, s.resource, scopes, now)
@@ -84,12 +81,8 @@ func CrossAppAccess(ctx context.Context, opts CrossAppOptions) (*Token, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cross-app access: %w", err)
 	}
-	if opts.Store != nil {
-		rec := &Record{Resource: s.resource, Issuer: s.issuer, TokenEndpoint: md.TokenEndpoint, RevocationEndpoint: md.RevocationEndpoint,
-			Client: reg, Token: tok, Scopes: scopes, Grant: "jwt-bearer", UpdatedAt: now.UTC()}
-		if err := opts.Store.Save(opts.ServerName, rec); err != nil {
-			return tok, fmt.Errorf("cross-app access: %w", err)
-		}
+	if err := s.save(opts.Store, opts.ServerName, reg, tok, scopes, "jwt-bearer", now); err != nil {
+		return tok, fmt.Errorf("cross-app access: %w", err)
 	}
 	return tok, nil
 }
