@@ -87,15 +87,15 @@ func authFailure(f *failure, name string, err error) bool {
 	var su *oauth.StepUpError
 	switch {
 	case errors.As(err, &su):
-		f.code, f.phase = ExitAuth, phaseAuth
+		f.code, f.phase = ExitAuth, manager.PhaseAuth
 		f.err = fmt.Errorf("the server needs more scope: %s", strings.Join(su.Required, " "))
 		f.hints = append(f.hints, fmt.Sprintf("log in again to grant it (mcpwire asks for %s): mcpwire login %s", strings.Join(su.Scopes, " "), name))
 	case errors.As(err, &lr):
-		f.code, f.phase = ExitAuth, phaseAuth
+		f.code, f.phase = ExitAuth, manager.PhaseAuth
 		f.err = lr
 		f.hints = append(f.hints, "log in first: mcpwire login "+name)
 	case errors.Is(err, oauth.ErrLoginRequired):
-		f.code, f.phase = ExitAuth, phaseAuth
+		f.code, f.phase = ExitAuth, manager.PhaseAuth
 		f.hints = append(f.hints, "log in first: mcpwire login "+name)
 	default:
 		return false

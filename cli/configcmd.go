@@ -20,14 +20,14 @@ func (inv *invocation) loadConfig() (*config.Config, string, error) {
 		var err error
 		home, err = config.Home(inv.env.Getenv)
 		if err != nil {
-			return nil, "", fail(ExitConfig, phaseConfig, err)
+			return nil, "", fail(ExitConfig, manager.PhaseConfig, err)
 		}
 	} else if !filepath.IsAbs(home) {
 		home = filepath.Join(inv.env.Dir, home)
 	}
 	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: inv.env.Dir, Getenv: inv.env.Getenv})
 	if err != nil && cfg == nil {
-		return nil, "", fail(ExitConfig, phaseConfig, err, "fix the file; mcpwire never rewrites a file that is not valid JSON")
+		return nil, "", fail(ExitConfig, manager.PhaseConfig, err, "fix the file; mcpwire never rewrites a file that is not valid JSON")
 	}
 	// A broken file fails alone; the other file's servers stay usable.
 	inv.configErr = err
@@ -51,7 +51,7 @@ func (inv *invocation) loadConfig() (*config.Config, string, error) {
 func (inv *invocation) lookup(cfg *config.Config, name string) (*config.Server, error) {
 	s := cfg.Server(name)
 	if s == nil && inv.configErr != nil {
-		return nil, fail(ExitConfig, phaseConfig, inv.configErr, "fix the file; mcpwire never rewrites a file that is not valid JSON")
+		return nil, fail(ExitConfig, manager.PhaseConfig, inv.configErr, "fix the file; mcpwire never rewrites a file that is not valid JSON")
 	}
 	if s == nil {
 		var names []string
@@ -63,7 +63,7 @@ func (inv *invocation) lookup(cfg *config.Config, name string) (*config.Server, 
 			sort.Strings(names)
 			hint = "configured servers: " + strings.Join(names, ", ")
 		}
-		return nil, &failure{code: ExitConfig, phase: phaseConfig, err: fmt.Errorf("no server named %q in %s", name, configPaths(cfg)), hints: []string{hint}}
+		return nil, &failure{code: ExitConfig, phase: manager.PhaseConfig, err: fmt.Errorf("no server named %q in %s", name, configPaths(cfg)), hints: []string{hint}}
 	}
 	return s, nil
 }
@@ -92,7 +92,7 @@ func (inv *invocation) configuredTarget(ctx context.Context, name string) (*targ
 	}
 	spec, err := manager.SpecFromConfig(s)
 	if err != nil {
-		return nil, &failure{code: ExitConfig, server: name, phase: phaseConfig, err: err}
+		return nil, &failure{code: ExitConfig, server: name, phase: manager.PhaseConfig, err: err}
 	}
 	return &target{spec: spec, server: s, home: home, stop: func() {}}, nil
 }
@@ -100,22 +100,22 @@ func (inv *invocation) configuredTarget(ctx context.Context, name string) (*targ
 // checkUsable refuses a server that is invalid, disabled or not approved.
 func (inv *invocation) checkUsable(home string, s *config.Server) error {
 	if s.Err != nil {
-		return &failure{code: ExitConfig, server: s.Name, phase: phaseConfig, err: s.Err,
+		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: s.Err,
 			hints: []string{"fix the definition in " + s.Source}}
 	}
 	if !s.Enabled {
-		return &failure{code: ExitConfig, server: s.Name, phase: phaseConfig, err: errors.New("the server is disabled"),
+		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: errors.New("the server is disabled"),
 			hints: []string{"enable it with: mcpwire enable " + s.Name}}
 	}
 	ap, err := config.OpenApprovals(home)
 	if ap == nil {
-		return &failure{code: ExitConfig, server: s.Name, phase: phaseApproval, err: err}
+		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err}
 	}
 	switch st := ap.State(s); st {
 	case config.Approved:
 		return nil
 	default:
-		return &failure{code: ExitConfig, server: s.Name, phase: phaseApproval,
+		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval,
 			err:   fmt.Errorf("not approved (%s): a definition runs only once approved", st),
 			hints: []string{"review it with: mcpwire get " + s.Name, "then approve it with: mcpwire approve " + s.Name}}
 	}
@@ -204,10 +204,10 @@ func runAdd(ctx context.Context, inv *invocation, args []string) error {
 	}
 	ap, err := config.OpenApprovals(home)
 	if err != nil {
-		return &failure{code: ExitConfig, server: name, phase: phaseApproval, err: err}
+		return &failure{code: ExitConfig, server: name, phase: manager.PhaseApproval, err: err}
 	}
 	if err := ap.Approve(s); err != nil {
-		return &failure{code: ExitConfig, server: name, phase: phaseApproval, err: err}
+		return &failure{code: ExitConfig, server: name, phase: manager.PhaseApproval, err: err}
 	}
 	scope := config.ScopeUser
 	if mf.project {
@@ -229,7 +229,7 @@ func scopePath(inv *invocation, home string, project bool) string {
 
 // configFailure maps a config edit error to exit code 3 with a hint.
 func configFailure(name string, err error) error {
-	f := &failure{code: ExitConfig, server: name, phase: phaseConfig, err: err}
+	f := &failure{code: ExitConfig, server: name, phase: manager.PhaseConfig, err: err}
 	switch {
 	case errors.Is(err, config.ErrNameInUse):
 		f.hints = []string{"pick another name, or remove the old one first: mcpwire remove " + name}
@@ -259,7 +259,7 @@ func runGet(ctx context.Context, inv *invocation, args []string) error {
 	}
 	masked, err := config.MaskedJSON(s)
 	if err != nil {
-		return &failure{code: ExitConfig, server: s.Name, phase: phaseConfig, err: err}
+		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: err}
 	}
 	state := "unknown"
 	if ap, _ := config.OpenApprovals(home); ap != nil {
@@ -377,11 +377,11 @@ func (inv *invocation) approval(args []string, approve bool) error {
 	}
 	ap, err := config.OpenApprovals(home)
 	if ap == nil || (err != nil && approve) {
-		return &failure{code: ExitConfig, server: s.Name, phase: phaseApproval, err: err, hints: []string{"fix or remove the settings file; mcpwire never rewrites a file that is not valid JSON"}}
+		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err, hints: []string{"fix or remove the settings file; mcpwire never rewrites a file that is not valid JSON"}}
 	}
 	if !approve {
 		if err := ap.Revoke(s); err != nil {
-			return &failure{code: ExitConfig, server: s.Name, phase: phaseApproval, err: err}
+			return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err}
 		}
 		inv.printf("revoked %s (%s)\n", s.Name, s.Source)
 		return nil
@@ -389,7 +389,7 @@ func (inv *invocation) approval(args []string, approve bool) error {
 	masked, _ := config.MaskedJSON(s)
 	inv.eprintf("approving %s from %s:\n%s\n", s.Name, s.Source, indentJSON(masked))
 	if err := ap.Approve(s); err != nil {
-		f := &failure{code: ExitConfig, server: s.Name, phase: phaseApproval, err: err}
+		f := &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err}
 		var se *config.StaleError
 		if errors.As(err, &se) {
 			f.hints = []string{"the file changed while mcpwire read it; review it again with: mcpwire get " + s.Name}

@@ -99,7 +99,7 @@ func (inv *invocation) doctorAll(ctx context.Context, tf *targetFlags) ([]*docto
 		return nil, err
 	}
 	if len(cfg.Servers) == 0 {
-		return nil, fail(ExitConfig, phaseConfig, fmt.Errorf("no servers configured in %s", configPaths(cfg)), "give a TARGET, or add a server: mcpwire add NAME -- COMMAND ARGS…")
+		return nil, fail(ExitConfig, manager.PhaseConfig, fmt.Errorf("no servers configured in %s", configPaths(cfg)), "give a TARGET, or add a server: mcpwire add NAME -- COMMAND ARGS…")
 	}
 	out := make([]*doctorReport, len(cfg.Servers))
 	var wg sync.WaitGroup

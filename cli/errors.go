@@ -6,19 +6,9 @@ import (
 	"fmt"
 )
 
-// Phases named in errors, as DESIGN.md lists them.
-const (
-	phaseUsage      = "usage"
-	phaseConfig     = "config"
-	phaseApproval   = "approval"
-	phaseSpawn      = "spawn"
-	phaseConnect    = "connect"
-	phaseInitialize = "initialize"
-	phaseList       = "list"
-	phaseCall       = "call"
-	phaseAuth       = "auth"
-	phaseShutdown   = "shutdown"
-)
+// phaseUsage is the phase of a wrong command line; the other phases are
+// the manager's (manager.PhaseConfig, …).
+const phaseUsage = "usage"
 
 // A failure is an error that knows its exit code, the server and phase it
 // happened in, and what to do about it.

@@ -108,7 +108,7 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 			_ = a.Begin()
 		}
 		if err := a.Begin(); err != nil {
-			return &failure{code: ExitAuth, server: lt.name, phase: phaseAuth,
+			return &failure{code: ExitAuth, server: lt.name, phase: manager.PhaseAuth,
 				err:   fmt.Errorf("%v: the server still asks for more scope (%s) after %d authorizations", err, strings.Join(su.Scopes, " "), su.Attempts),
 				hints: []string{"check the scopes your account may have; to start over: mcpwire logout " + lt.name}}
 		}
@@ -211,7 +211,7 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 
 // loginFailure maps a failed login to exit 4 with what to do next.
 func loginFailure(name string, err error) error {
-	f := &failure{code: ExitAuth, server: name, phase: phaseAuth, err: err}
+	f := &failure{code: ExitAuth, server: name, phase: manager.PhaseAuth, err: err}
 	var rm *oauth.ResourceMismatchError
 	var im *oauth.IssuerMismatchError
 	switch {

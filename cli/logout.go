@@ -60,7 +60,7 @@ func runLogout(ctx context.Context, inv *invocation, args []string) error {
 		}
 	}
 	if err != nil {
-		return &failure{code: ExitServer, server: name, phase: phaseAuth, err: err}
+		return &failure{code: ExitServer, server: name, phase: manager.PhaseAuth, err: err}
 	}
 	if inv.json {
 		inv.writeJSON(map[string]any{"schema": 1, "ok": true, "server": name, "loggedIn": true, "revoked": revoked})

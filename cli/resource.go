@@ -11,81 +11,6 @@ import (
 	"mcpwire/protocol"
 )
 
-// A sessionRun is one command's session with its server.
-type sessionRun struct {
-	t    *target
-	conn *manager.Conn
-	rest []string // the positionals after the target
-	tf   targetFlags
-	ev   *events
-}
-
-// close ends the session and what resolving the target started.
-func (r *sessionRun) close() {
-	r.conn.Close()
-	r.t.stop()
-}
-
-// openSession is the common start of the commands that talk to one
-// server: flags (the target's, the interaction ones, and extra), the
-// target, a check of the positionals that remain (before anything
-// starts), and the connection.
-func (inv *invocation) openSession(ctx context.Context, name string, args []string, extra func(*flagSetT), check func(rest []string) error) (*sessionRun, error) {
-	fs := newFlagSet(name)
-	r := &sessionRun{}
-	var xf interactionFlags
-	r.tf.register(fs)
-	xf.register(fs)
-	if extra != nil {
-		extra(fs)
-	}
-	pos, tail, hasTail, err := parseArgs(fs, args)
-	if err != nil {
-		return nil, err
-	}
-	r.t, r.rest, err = inv.resolveTarget(ctx, &r.tf, pos, tail, hasTail)
-	if err != nil {
-		return nil, err
-	}
-	if err := check(r.rest); err != nil {
-		r.t.stop()
-		return nil, err
-	}
-	r.ev = inv.newEvents(xf.events)
-	popts, err := inv.interactions(&xf, r.ev)
-	if err == nil {
-		r.conn, err = inv.connect(ctx, r.t, &r.tf, popts)
-	}
-	if err != nil {
-		r.t.stop()
-		return nil, err
-	}
-	return r, nil
-}
-
-// nArgs checks that exactly n positionals follow the target.
-func nArgs(n int, what string) func([]string) error {
-	return func(rest []string) error {
-		if len(rest) != n {
-			return usageErr("%s after the TARGET", what)
-		}
-		return nil
-	}
-}
-
-// kvPairs reads k=v words into a map.
-func kvPairs(words []string, what string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, w := range words {
-		k, v, ok := strings.Cut(w, "=")
-		if !ok || k == "" {
-			return nil, usageErr("%s %q is not k=v", what, w)
-		}
-		out[k] = v
-	}
-	return out, nil
-}
-
 func runRead(ctx context.Context, inv *invocation, args []string) error {
 	var out string
 	r, err := inv.openSession(ctx, "read", args, func(fs *flagSetT) {
@@ -108,12 +33,12 @@ func runRead(ctx context.Context, inv *invocation, args []string) error {
 		for i := range res.Contents {
 			b, err := res.Contents[i].Bytes()
 			if err != nil {
-				return fail(ExitServer, phaseCall, err)
+				return fail(ExitServer, manager.PhaseCall, err)
 			}
 			data = append(data, b...)
 		}
 		if err := os.WriteFile(out, data, 0o644); err != nil {
-			return fail(ExitServer, phaseCall, fmt.Errorf("writing %s: %v", out, err))
+			return fail(ExitServer, manager.PhaseCall, fmt.Errorf("writing %s: %v", out, err))
 		}
 	}
 	if inv.json {

@@ -111,7 +111,7 @@ func urlName(raw string) string {
 func startHTTPDemo() (*target, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fail(ExitServer, phaseSpawn, fmt.Errorf("listening on loopback for the demo server: %v", err))
+		return nil, fail(ExitServer, manager.PhaseSpawn, fmt.Errorf("listening on loopback for the demo server: %v", err))
 	}
 	h := demo.NewHTTPHandler(demo.Options{})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
