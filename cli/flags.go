@@ -29,7 +29,7 @@ func parseArgs(fs *flag.FlagSet, args []string) (pos, tail []string, hasTail boo
 	for {
 		if err := fs.Parse(args); err != nil {
 			if err == flag.ErrHelp {
-				return nil, nil, false, usageErr("help requested")
+				return nil, nil, false, &helpRequest{fs: fs}
 			}
 			return nil, nil, false, usageErr("%v", err)
 		}
@@ -68,3 +68,9 @@ func (d *demoFlag) Set(v string) error {
 }
 
 type flagSetT = flag.FlagSet
+
+// A helpRequest is -h or --help on a command line: the command's usage
+// and flags are printed on stdout, and the run exits 0.
+type helpRequest struct{ fs *flag.FlagSet }
+
+func (*helpRequest) Error() string { return "help requested" }

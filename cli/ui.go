@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -114,6 +115,13 @@ type jsonError struct {
 func (inv *invocation) finish(ctx context.Context, err error) int {
 	if err == nil {
 		return inv.exit
+	}
+	var help *helpRequest
+	if errors.As(err, &help) {
+		inv.printf("usage: %s\n\nflags:\n", inv.cmd.synopsis())
+		help.fs.SetOutput(inv.env.Stdout)
+		help.fs.PrintDefaults()
+		return ExitOK
 	}
 	f := asFailure(ctx, err)
 	phase := f.phase
