@@ -629,15 +629,25 @@ func (h *HTTPHandler) answerSSE(w http.ResponseWriter, r *http.Request, sess *ht
 	h.pump(w, r, sess, st, 1)
 }
 
-func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
+// existing returns the session a GET or DELETE names, or answers the
+// request with the error (405 in stateless mode, where there is nothing
+// to GET or DELETE) and returns nil.
+func (h *HTTPHandler) existing(w http.ResponseWriter, r *http.Request, stateless string) *httpSession {
 	if h.opts.Stateless {
 		w.Header().Set("Allow", "POST")
-		httpError(w, http.StatusMethodNotAllowed, "no GET stream in stateless mode")
-		return
+		httpError(w, http.StatusMethodNotAllowed, stateless)
+		return nil
 	}
 	sess, status, why := h.session(r, false)
 	if sess == nil {
 		httpError(w, status, why)
+	}
+	return sess
+}
+
+func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
+	sess := h.existing(w, r, "no GET stream in stateless mode")
+	if sess == nil {
 		return
 	}
 	if !h.versionOK(r) {
@@ -731,14 +741,8 @@ func writeEvent(w io.Writer, stream string, seq int, data []byte) error {
 }
 
 func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
-	if h.opts.Stateless {
-		w.Header().Set("Allow", "POST")
-		httpError(w, http.StatusMethodNotAllowed, "no sessions in stateless mode")
-		return
-	}
-	sess, status, why := h.session(r, false)
+	sess := h.existing(w, r, "no sessions in stateless mode")
 	if sess == nil {
-		httpError(w, status, why)
 		return
 	}
 	h.mu.Lock()
