@@ -32,7 +32,7 @@ type invocation struct {
 
 	mu      sync.Mutex
 	secrets []string
-	masker  *config.Redactor
+	masker  *config.Redactor // nil until needed after the secrets changed
 }
 
 func newInvocation(env Env, cmd *command) *invocation {
@@ -44,12 +44,15 @@ func (inv *invocation) addSecrets(values ...string) {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	inv.secrets = append(inv.secrets, values...)
-	inv.masker = config.NewRedactor(inv.secrets...)
+	inv.masker = nil // built again, once, when next needed
 }
 
 // redact masks every registered secret in s.
 func (inv *invocation) redact(s string) string {
 	inv.mu.Lock()
+	if inv.masker == nil && len(inv.secrets) > 0 {
+		inv.masker = config.NewRedactor(inv.secrets...)
+	}
 	m := inv.masker
 	inv.mu.Unlock()
 	return m.Redact(s)
