@@ -1,0 +1,231 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"errors"
+	"io"
+)
+
+// lineBufSize is the size of a LineReader's buffer: lines shorter than this
+// are found in it and copied out; longer ones are read around it.
+const lineBufSize = 64 << 10
+
+// minChunkCap bounds how big a long line's chunks grow before they grow
+// with the line (an eighth of it) instead: a line ends in a chunk with
+// little of it used, so this bounds the waste to about 1/8 of the line.
+const minChunkCap = 1 << 20
+
+// maxEmptyReads is how many reads in a row may return nothing and no
+// error before ReadLine gives up with io.ErrNoProgress.
+const maxEmptyReads = 100
+
+// A LineReader reads newline-terminated lines of any length from an
+// io.Reader, for newline-delimited JSON-RPC.
+//
+// Each line comes back as a new slice that the LineReader never writes to
+// again, so callers may keep it (and slices of it) for as long as they like.
+// Short lines are found in an internal buffer and copied out once. A line
+// longer than the buffer is read straight from the io.Reader into chunks
+// and copied once into the slice returned: about twice the line in memory
+// at peak, and no copy through the buffer.
+//
+// A LineReader is not safe for concurrent use.
+type LineReader struct {
+	rd      io.Reader
+	buf     []byte // len(buf) is the size of the buffer
+	r, w    int    // buf[r:w] is read and not yet returned
+	scanned int    // buf[r:r+scanned] has no '\n'
+	err     error  // an error from rd not yet returned (io.EOF stays)
+
+	// chunks gather a line too long for buf while it is read: chunks[0]
+	// is buf[r:w] (not written to meanwhile), the others are read into
+	// up to their capacity. Kept across a read error, to go on with.
+	chunks [][]byte
+	total  int // the bytes in chunks
+}
+
+// NewLineReader returns a LineReader that reads from r.
+func NewLineReader(r io.Reader) *LineReader { return newLineReaderSize(r, lineBufSize) }
+
+func newLineReaderSize(r io.Reader, size int) *LineReader {
+	return &LineReader{rd: r, buf: make([]byte, size)}
+}
+
+// ReadLine reads one line, without its line end ("\n" or "\r\n") and
+// without leading spaces, tabs and carriage returns, of any length. Blank
+// lines come back empty. At the end of input it returns the last
+// unterminated line (if any, as it is but for leading white space) with
+// io.EOF, and io.EOF again after that. Other errors of the io.Reader are
+// returned as they are, with nothing of the line they cut; the next
+// ReadLine goes on with that line where it was.
+func (lr *LineReader) ReadLine() ([]byte, error) {
+	if lr.chunks != nil {
+		return lr.readLong()
+	}
+	empty := 0
+	for {
+		if i := bytes.IndexByte(lr.buf[lr.r+lr.scanned:lr.w], '\n'); i >= 0 {
+			end := lr.r + lr.scanned + i
+			line := clone(trimLine(lr.buf[lr.r:end], true))
+			lr.r, lr.scanned = end+1, 0
+			if lr.r == lr.w {
+				lr.r, lr.w = 0, 0
+			}
+			return line, nil
+		}
+		lr.scanned = lr.w - lr.r
+		if lr.err != nil {
+			return lr.readErr(func() []byte {
+				line := clone(trimLine(lr.buf[lr.r:lr.w], false))
+				lr.r, lr.w, lr.scanned = 0, 0, 0
+				return line
+			})
+		}
+		if lr.r > 0 {
+			copy(lr.buf, lr.buf[lr.r:lr.w])
+			lr.w -= lr.r
+			lr.r = 0
+		}
+		if lr.w == len(lr.buf) {
+			lr.chunks = append(lr.chunks, lr.buf[:lr.w:lr.w])
+			lr.total = lr.w
+			return lr.readLong()
+		}
+		n, err := lr.read(lr.buf[lr.w:])
+		lr.w += n
+		if n == 0 && err == nil {
+			if empty++; empty == maxEmptyReads {
+				lr.err = io.ErrNoProgress
+			}
+			continue
+		}
+		empty = 0
+		lr.err = err
+	}
+}
+
+// readErr returns lr.err: io.EOF with the last line, which last gives and
+// which stays for the next call; others with no line, only once.
+func (lr *LineReader) readErr(last func() []byte) ([]byte, error) {
+	err := lr.err
+	if err == io.EOF {
+		return last(), err
+	}
+	lr.err = nil
+	return nil, err
+}
+
+// readLong goes on with a line longer than the buffer, reading it from
+// lr.rd into chunks of its own.
+func (lr *LineReader) readLong() ([]byte, error) {
+	empty := 0
+	for {
+		if lr.err != nil {
+			return lr.readErr(func() []byte {
+				line := lr.joinChunks(false)
+				lr.r, lr.w, lr.scanned = 0, 0, 0
+				return line
+			})
+		}
+		k := len(lr.chunks) - 1
+		c := lr.chunks[k]
+		if len(c) == cap(c) {
+			size := min(2*cap(c), max(minChunkCap, lr.total/8))
+			c = make([]byte, 0, max(size, len(lr.buf)))
+			lr.chunks = append(lr.chunks, c)
+			k++
+		}
+		// At most a buffer's worth a read, so that what comes after the
+		// line fits in the buffer.
+		room := min(cap(c)-len(c), len(lr.buf))
+		n, err := lr.read(c[len(c) : len(c)+room])
+		fresh := c[len(c) : len(c)+n]
+		lr.chunks[k] = c[:len(c)+n]
+		lr.total += n
+		lr.err = err
+		if i := bytes.IndexByte(fresh, '\n'); i >= 0 {
+			rest := fresh[i+1:]
+			lr.chunks[k] = c[:len(c)+i]
+			line := lr.joinChunks(true)
+			// chunks[0] is the buffer: it is copied out, so the rest of
+			// the read may go there now.
+			lr.w = copy(lr.buf, rest)
+			lr.r, lr.scanned = 0, 0
+			return line, nil
+		}
+		if n == 0 && err == nil {
+			if empty++; empty == maxEmptyReads {
+				lr.err = io.ErrNoProgress
+			}
+			continue
+		}
+		empty = 0
+	}
+}
+
+// joinChunks returns the line in lr.chunks, trimmed as trimLine does, in a
+// slice of its own, and ends the long line.
+func (lr *LineReader) joinChunks(terminated bool) []byte {
+	cs := lr.chunks
+	lr.chunks, lr.total = nil, 0
+	if terminated {
+		for k := len(cs) - 1; k >= 0; k-- {
+			if c := cs[k]; len(c) > 0 {
+				if c[len(c)-1] == '\r' {
+					cs[k] = c[:len(c)-1]
+				}
+				break
+			}
+		}
+	}
+	for len(cs) > 0 {
+		cs[0] = trimLine(cs[0], false)
+		if len(cs[0]) > 0 {
+			break
+		}
+		cs = cs[1:]
+	}
+	n := 0
+	for _, c := range cs {
+		n += len(c)
+	}
+	if n == 0 {
+		return nil
+	}
+	line := make([]byte, 0, n)
+	for _, c := range cs {
+		line = append(line, c...)
+	}
+	return line
+}
+
+// read reads into p once, and turns an impossible count into an error.
+func (lr *LineReader) read(p []byte) (int, error) {
+	n, err := lr.rd.Read(p)
+	if n < 0 || n > len(p) {
+		return 0, errors.New("jsonrpc: reader returned an impossible count")
+	}
+	return n, err
+}
+
+// trimLine drops the leading spaces, tabs and carriage returns of line,
+// and with terminated the carriage return of a "\r\n".
+func trimLine(line []byte, terminated bool) []byte {
+	if n := len(line); terminated && n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	for len(line) > 0 && (line[0] == ' ' || line[0] == '\t' || line[0] == '\r') {
+		line = line[1:]
+	}
+	return line
+}
+
+// clone returns a copy of b in a slice of its own, or nil if b is empty.
+func clone(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	c := make([]byte, len(b))
+	copy(c, b)
+	return c
+}
