@@ -185,18 +185,12 @@ func (lr *LineReader) joinChunks(terminated bool) []byte {
 		}
 		cs = cs[1:]
 	}
-	n := 0
-	for _, c := range cs {
-		n += len(c)
-	}
-	if n == 0 {
+	if len(cs) == 0 {
 		return nil
 	}
-	line := make([]byte, 0, n)
-	for _, c := range cs {
-		line = append(line, c...)
-	}
-	return line
+	// One copy into a slice of the exact size, which Join does not zero
+	// first.
+	return bytes.Join(cs, nil)
 }
 
 // read reads into p once, and turns an impossible count into an error.
@@ -225,7 +219,5 @@ func clone(b []byte) []byte {
 	if len(b) == 0 {
 		return nil
 	}
-	c := make([]byte, len(b))
-	copy(c, b)
-	return c
+	return append([]byte(nil), b...) // not zeroed first, unlike make
 }

@@ -145,7 +145,7 @@ func TestLineReaderPipe64MiB(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("line %d: %d bytes, %v; want %d bytes", i, len(got), err, len(want))
 		}
-		if cap(got) != len(got) {
+		if len(got) > lineBufSize && cap(got) != len(got) {
 			t.Errorf("line %d: capacity %d for %d bytes", i, cap(got), len(got))
 		}
 	}

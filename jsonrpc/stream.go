@@ -1,7 +1,6 @@
 package jsonrpc
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -12,11 +11,11 @@ import (
 // one message (or batch) a line, with no limit on a line's length. Blank
 // lines are skipped. Close closes rwc.
 func NewLineStream(r io.Reader, w io.Writer, closer io.Closer) Stream {
-	return &lineStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: closer}
+	return &lineStream{r: NewLineReader(r), w: w, closer: closer}
 }
 
 type lineStream struct {
-	r      *bufio.Reader
+	r      *LineReader
 	queue  []Message // the rest of a batch
 	wmu    sync.Mutex
 	w      io.Writer
@@ -34,7 +33,7 @@ func (s *lineStream) Read(ctx context.Context) (Message, error) {
 			s.queue = s.queue[1:]
 			return m, nil
 		}
-		line, err := ReadLine(s.r)
+		line, err := s.r.ReadLine()
 		if len(line) == 0 {
 			if err != nil {
 				return nil, err
@@ -68,30 +67,6 @@ func quoteStart(line []byte) string {
 		out = append(out, r)
 	}
 	return string(out)
-}
-
-// ReadLine reads one line, without its line end ("\n" or "\r\n"), of any
-// length. Blank lines come back empty. At the end of input it returns the
-// last unterminated line (if any) with io.EOF.
-func ReadLine(r *bufio.Reader) ([]byte, error) {
-	// ReadBytes gathers a long line in buffer-sized pieces and copies them
-	// once into a slice of the exact size: about twice the line at peak.
-	line, err := r.ReadBytes('\n')
-	if err != nil && err != io.EOF {
-		return nil, err
-	}
-	n := len(line)
-	if n > 0 && line[n-1] == '\n' {
-		n--
-		if n > 0 && line[n-1] == '\r' {
-			n--
-		}
-	}
-	line = line[:n]
-	for len(line) > 0 && (line[0] == ' ' || line[0] == '\t' || line[0] == '\r') {
-		line = line[1:]
-	}
-	return line, err
 }
 
 func (s *lineStream) Write(ctx context.Context, msg Message) error {

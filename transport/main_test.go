@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,6 +29,7 @@ var helpers = map[string]func() int{
 	"exit3":       helperExit3,
 	"env":         helperEnvDump,
 	"wait-stdin":  helperWaitStdin,
+	"big":         helperBig,
 }
 
 func TestMain(m *testing.M) {
@@ -88,10 +90,10 @@ func helperEcho() int {
 
 // helperJSONEcho answers each request with its params as result.
 func helperJSONEcho() int {
-	r := bufio.NewReaderSize(os.Stdin, 64<<10)
+	r := jsonrpc.NewLineReader(os.Stdin)
 	var out []byte
 	for {
-		line, err := jsonrpc.ReadLine(r)
+		line, err := r.ReadLine()
 		if len(line) > 0 {
 			msgs, derr := jsonrpc.DecodeMessage(line)
 			if derr != nil {
@@ -119,6 +121,40 @@ func helperJSONEcho() int {
 			}
 		}
 		if err != nil {
+			return 0
+		}
+	}
+}
+
+// bigText is the size of the text that helperBig answers with.
+const bigText = 8 << 20
+
+// helperBig answers each request line with a prebuilt response of an 8 MiB
+// text result, splicing in the request's id as it finds it, with no JSON
+// work: the floor and the call benchmarks of one 8 MiB result share it.
+func helperBig() int {
+	head := []byte(`{"jsonrpc":"2.0","id":`)
+	tail := []byte(`,"result":{"content":[{"type":"text","text":"`)
+	tail = append(tail, bytes.Repeat([]byte("x"), bigText)...)
+	tail = append(tail, "\"}]}}\n"...)
+	r := bufio.NewReaderSize(os.Stdin, 64<<10)
+	var out []byte
+	for {
+		line, err := r.ReadSlice('\n')
+		if i := bytes.Index(line, []byte(`"id":`)); i >= 0 && err == nil {
+			id := line[i+len(`"id":`):]
+			if j := bytes.IndexAny(id, ",}"); j >= 0 {
+				id = id[:j]
+			}
+			out = append(append(out[:0], head...), id...)
+			if _, werr := os.Stdout.Write(out); werr != nil {
+				return 1
+			}
+			if _, werr := os.Stdout.Write(tail); werr != nil {
+				return 1
+			}
+		}
+		if err != nil && err != bufio.ErrBufferFull {
 			return 0
 		}
 	}

@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -72,7 +71,7 @@ type StdioConn struct {
 	stdout *os.File
 	stderr *os.File
 
-	r        *bufio.Reader
+	r        *jsonrpc.LineReader
 	queue    []jsonrpc.Message // the rest of a batch
 	readErr  error             // sticky: the stream ended or broke
 	readCtx  context.Context   // the ctx whose end unblocks a read
@@ -177,7 +176,7 @@ func (s *Stdio) Connect(ctx context.Context) (*StdioConn, error) {
 		stdin:      inW,
 		stdout:     outR,
 		stderr:     errR,
-		r:          bufio.NewReaderSize(outR, 64<<10),
+		r:          jsonrpc.NewLineReader(outR),
 		ring:       newRing(limit),
 		stderrDone: make(chan struct{}),
 	}
@@ -291,7 +290,7 @@ func (c *StdioConn) readLine(ctx context.Context) ([]byte, error) {
 		c.readCtx = ctx
 		c.readStop = context.AfterFunc(ctx, func() { c.stdout.SetReadDeadline(time.Unix(1, 0)) })
 	}
-	return jsonrpc.ReadLine(c.r) // no length limit; about 2x a long line at peak
+	return c.r.ReadLine() // no length limit; about 2x a long line at peak
 }
 
 // endErr turns the error that ended stdout into what Read reports.

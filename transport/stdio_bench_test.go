@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -38,6 +39,7 @@ func stdioFloorLine(params json.RawMessage) []byte {
 
 func BenchmarkStdioFloorSequential(b *testing.B) {
 	c := stdioBenchConn(b, "echo")
+	r := bufio.NewReaderSize(c.stdout, 64<<10) // bare: no copy of the line
 	line := stdioFloorLine(stdioSmallParams)
 	b.SetBytes(int64(len(line)))
 	b.ReportAllocs()
@@ -45,7 +47,7 @@ func BenchmarkStdioFloorSequential(b *testing.B) {
 		if _, err := c.stdin.Write(line); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := c.r.ReadSlice('\n'); err != nil {
+		if _, err := r.ReadSlice('\n'); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -68,6 +70,7 @@ const stdioInFlight = 16
 // BenchmarkFloor16InFlight pipelines lines with at most 16 unanswered.
 func BenchmarkStdioFloor16InFlight(b *testing.B) {
 	c := stdioBenchConn(b, "echo")
+	r := bufio.NewReaderSize(c.stdout, 64<<10)
 	line := stdioFloorLine(stdioSmallParams)
 	sem := make(chan struct{}, stdioInFlight)
 	b.ReportAllocs()
@@ -75,7 +78,7 @@ func BenchmarkStdioFloor16InFlight(b *testing.B) {
 	done := make(chan error, 1)
 	go func() {
 		for i := 0; i < b.N; i++ {
-			if _, err := c.r.ReadSlice('\n'); err != nil {
+			if _, err := r.ReadSlice('\n'); err != nil {
 				done <- err
 				return
 			}
@@ -156,23 +159,89 @@ func stdioPeakHeap(b *testing.B, f func()) {
 	b.ReportMetric(float64(peak.Load())/stdioBigSize, "peak/payload")
 }
 
+// readBare reads one line of any length through r and keeps none of it:
+// the bytes pass through r's buffer only.
+func readBare(r *bufio.Reader) (int, error) {
+	n := 0
+	for {
+		b, err := r.ReadSlice('\n')
+		n += len(b)
+		if err != bufio.ErrBufferFull {
+			return n, err
+		}
+	}
+}
+
+// bigResultLen is the length of helperBig's result.
+var bigResultLen = len(`{"content":[{"type":"text","text":""}]}`) + bigText
+
+// BenchmarkStdioFloor8MiB sends a small request line to helperBig and reads
+// its 8 MiB answer line bare.
 func BenchmarkStdioFloor8MiB(b *testing.B) {
-	c := stdioBenchConn(b, "echo")
-	line := stdioFloorLine(stdioBigParams())
-	b.SetBytes(int64(len(line)))
+	c := stdioBenchConn(b, "big")
+	r := bufio.NewReaderSize(c.stdout, 64<<10)
+	line := stdioFloorLine(stdioSmallParams)
+	want := len(`{"jsonrpc":"2.0","id":1,"result":}`+"\n") + bigResultLen
+	b.SetBytes(int64(want))
 	b.ReportAllocs()
 	stdioPeakHeap(b, func() {
 		for b.Loop() {
-			go c.stdin.Write(line)            // the pipe holds 64 KiB: write while reading
-			got, err := jsonrpc.ReadLine(c.r) // what StdioConn.Read uses
-			if err != nil || len(got) != len(line)-1 {
-				b.Fatal(len(got), err)
+			if _, err := c.stdin.Write(line); err != nil {
+				b.Fatal(err)
+			}
+			if n, err := readBare(r); err != nil || n != want {
+				b.Fatal(n, err)
 			}
 		}
 	})
 }
 
+// BenchmarkStdioCall8MiB calls helperBig for its 8 MiB result.
 func BenchmarkStdioCall8MiB(b *testing.B) {
+	conn := jsonrpc.NewConn(stdioBenchConn(b, "big"), nil)
+	defer conn.Close()
+	ctx := context.Background()
+	b.SetBytes(int64(bigResultLen))
+	b.ReportAllocs()
+	stdioPeakHeap(b, func() {
+		for b.Loop() {
+			res, err := conn.Call(ctx, "tools/call", stdioSmallParams)
+			if err != nil || len(res) != bigResultLen {
+				b.Fatal(len(res), err)
+			}
+		}
+	})
+}
+
+// BenchmarkStdioEchoFloor8MiB echoes an 8 MiB line through a bare newline
+// echo and reads it back bare.
+func BenchmarkStdioEchoFloor8MiB(b *testing.B) {
+	c := stdioBenchConn(b, "echo")
+	r := bufio.NewReaderSize(c.stdout, 64<<10)
+	line := stdioFloorLine(stdioBigParams())
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	wrote := make(chan error, 1)
+	stdioPeakHeap(b, func() {
+		for b.Loop() {
+			go func() { // the pipe holds 64 KiB: write while reading
+				_, err := c.stdin.Write(line)
+				wrote <- err
+			}()
+			n, err := readBare(r)
+			if werr := <-wrote; werr != nil {
+				b.Fatal(werr)
+			}
+			if err != nil || n != len(line) {
+				b.Fatal(n, err)
+			}
+		}
+	})
+}
+
+// BenchmarkStdioEcho8MiB sends 8 MiB params to the JSON echo and gets them
+// back as the result: 8 MiB each way, and the helper decodes JSON too.
+func BenchmarkStdioEcho8MiB(b *testing.B) {
 	conn := jsonrpc.NewConn(stdioBenchConn(b, "jsonecho"), nil)
 	defer conn.Close()
 	params := stdioBigParams()
