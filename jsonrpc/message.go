@@ -237,90 +237,171 @@ func (e *DecodeError) Error() string { return "jsonrpc: " + e.Reason }
 
 // DecodeMessage decodes one message, or a batch of them (a JSON array).
 // The messages' raw members (Params, Result, Error.Data) alias data.
+//
+// It checks the JSON and takes the envelope apart in the same pass, so a
+// message's bytes are looked at once here; input that is not valid JSON
+// is refused as a whole (CodeParseError) before any message in it is
+// judged.
 func DecodeMessage(data []byte) ([]Message, error) {
-	if !validJSON(data) {
-		return nil, &DecodeError{Code: CodeParseError, Reason: "not valid JSON"}
-	}
-	i := skipSpace(data, 0)
-	if data[i] == '[' {
-		var out []Message
-		i = skipSpace(data, i+1)
-		if data[i] == ']' {
-			return nil, &DecodeError{Code: CodeInvalidRequest, Reason: "empty batch"}
-		}
-		for {
-			end := skipValue(data, i)
-			m, err := decodeObject(data[i:end])
-			if err != nil {
-				return out, err
+	v := validator{data: data}
+	v.space()
+	var envs []envelope
+	var one [1]envelope
+	batch := v.i < len(data) && data[v.i] == '['
+	if batch {
+		v.i++
+		v.space()
+		if v.i < len(data) && data[v.i] == ']' {
+			v.i++
+		} else {
+			for {
+				v.space()
+				envs = append(envs, envelope{})
+				if !v.envelope(1, &envs[len(envs)-1]) {
+					return nil, errNotJSON()
+				}
+				v.space()
+				if v.i < len(data) && data[v.i] == ']' {
+					v.i++
+					break
+				}
+				if v.i >= len(data) || data[v.i] != ',' {
+					return nil, errNotJSON()
+				}
+				v.i++
 			}
-			out = append(out, m)
-			i = skipSpace(data, end)
-			if data[i] == ']' {
-				return out, nil
-			}
-			i = skipSpace(data, i+1) // ','
+		}
+	} else {
+		envs = one[:]
+		if !v.envelope(0, &envs[0]) {
+			return nil, errNotJSON()
 		}
 	}
-	m, err := decodeObject(data[i:])
-	if err != nil {
-		return nil, err
+	v.space()
+	if v.i != len(data) {
+		return nil, errNotJSON()
 	}
-	return []Message{m}, nil
+	if batch && len(envs) == 0 {
+		return nil, &DecodeError{Code: CodeInvalidRequest, Reason: "empty batch"}
+	}
+	out := make([]Message, 0, len(envs))
+	for i := range envs {
+		m, err := envs[i].message()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
 }
 
-// decodeObject decodes one message object from valid JSON.
-func decodeObject(data []byte) (Message, error) {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 || data[0] != '{' {
+func errNotJSON() error { return &DecodeError{Code: CodeParseError, Reason: "not valid JSON"} }
+
+// An envelope is a message's members as found by the validator: each
+// member's value bytes, before any judgement of them.
+type envelope struct {
+	notObject                               bool
+	version, id, method, params, result, ev []byte
+	dup                                     string // a member given twice
+	badKey                                  bool   // a member name that does not decode
+}
+
+// envelope checks the value at v.i, at nesting depth, and when it is an
+// object records its members in e. It reports whether the value is valid
+// JSON.
+func (v *validator) envelope(depth int, e *envelope) bool {
+	d := v.data
+	if v.i >= len(d) || d[v.i] != '{' {
+		e.notObject = true
+		return v.value(depth)
+	}
+	v.i++
+	v.space()
+	if v.i < len(d) && d[v.i] == '}' {
+		v.i++
+		return true
+	}
+	for {
+		v.space()
+		ks := v.i
+		if v.i >= len(d) || d[v.i] != '"' || !v.str() {
+			return false
+		}
+		key := d[ks+1 : v.i-1]
+		v.space()
+		if v.i >= len(d) || d[v.i] != ':' {
+			return false
+		}
+		v.i++
+		v.space()
+		vs := v.i
+		if !v.value(depth + 1) {
+			return false
+		}
+		e.set(key, d[ks:ks+len(key)+2], d[vs:v.i])
+		v.space()
+		if v.i >= len(d) {
+			return false
+		}
+		if d[v.i] == '}' {
+			v.i++
+			return true
+		}
+		if d[v.i] != ',' {
+			return false
+		}
+		v.i++
+	}
+}
+
+// set records one member (its name as sent, in tok, when it has escapes).
+func (e *envelope) set(key, tok, val []byte) {
+	if bytes.IndexByte(key, '\\') >= 0 {
+		k, err := Unquote(tok)
+		if err != nil {
+			e.badKey = true
+			return
+		}
+		key = []byte(k)
+	}
+	var slot *[]byte
+	switch string(key) {
+	case "jsonrpc":
+		slot = &e.version
+	case "id":
+		slot = &e.id
+	case "method":
+		slot = &e.method
+	case "params":
+		slot = &e.params
+	case "result":
+		slot = &e.result
+	case "error":
+		slot = &e.ev
+	default:
+		return
+	}
+	if *slot != nil && e.dup == "" {
+		e.dup = string(key)
+	}
+	*slot = val
+}
+
+// message judges an envelope of valid JSON.
+func (e *envelope) message() (Message, error) {
+	if e.notObject {
 		return nil, &DecodeError{Code: CodeInvalidRequest, Reason: "message is not a JSON object"}
 	}
-	var version, id, method, params, result, errv []byte
-	i := skipSpace(data, 1)
-	for data[i] != '}' {
-		kend := skipValue(data, i)
-		key := data[i+1 : kend-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			var k string
-			if err := json.Unmarshal(data[i:kend], &k); err != nil {
-				return nil, &DecodeError{Code: CodeInvalidRequest, Reason: "bad member name"}
-			}
-			key = []byte(k)
-		}
-		i = skipSpace(data, kend)
-		i = skipSpace(data, i+1) // ':'
-		vend := skipValue(data, i)
-		val := data[i:vend]
-		var slot *[]byte
-		switch string(key) {
-		case "jsonrpc":
-			slot = &version
-		case "id":
-			slot = &id
-		case "method":
-			slot = &method
-		case "params":
-			slot = &params
-		case "result":
-			slot = &result
-		case "error":
-			slot = &errv
-		}
-		if slot != nil {
-			if *slot != nil {
-				return nil, &DecodeError{Code: CodeInvalidRequest, Reason: fmt.Sprintf("member %q given twice", key)}
-			}
-			*slot = val
-		}
-		i = skipSpace(data, vend)
-		if data[i] == ',' {
-			i = skipSpace(data, i+1)
-		}
+	if e.badKey {
+		return nil, &DecodeError{Code: CodeInvalidRequest, Reason: "bad member name"}
+	}
+	if e.dup != "" {
+		return nil, &DecodeError{Code: CodeInvalidRequest, Reason: fmt.Sprintf("member %q given twice", e.dup)}
 	}
 	var msgID ID
 	var idErr error
-	if id != nil {
-		msgID, idErr = parseID(id)
+	if e.id != nil {
+		msgID, idErr = parseID(e.id)
 	}
 	bad := func(reason string) error {
 		return &DecodeError{ID: msgID, Code: CodeInvalidRequest, Reason: reason}
@@ -328,20 +409,24 @@ func decodeObject(data []byte) (Message, error) {
 	if idErr != nil {
 		return nil, &DecodeError{Code: CodeInvalidRequest, Reason: idErr.Error()}
 	}
-	if string(version) != `"2.0"` {
+	if string(e.version) != `"2.0"` {
 		return nil, bad(`"jsonrpc" must be "2.0"`)
 	}
-	if method != nil {
-		if result != nil || errv != nil {
+	if method := e.method; method != nil {
+		if e.result != nil || e.ev != nil {
 			return nil, bad("a request has no result or error")
 		}
-		var name string
-		if method[0] != '"' || json.Unmarshal(method, &name) != nil {
+		if method[0] != '"' {
 			return nil, bad(`"method" must be a string`)
 		}
-		if id != nil && !msgID.IsValid() {
+		name, err := unquoteValid(method)
+		if err != nil {
+			return nil, bad(`"method" must be a string`)
+		}
+		if e.id != nil && !msgID.IsValid() {
 			return nil, bad("request id must not be null")
 		}
+		params := e.params
 		if params != nil && params[0] != '{' && params[0] != '[' {
 			if string(params) != "null" {
 				return nil, bad(`"params" must be an object or an array`)
@@ -350,23 +435,23 @@ func decodeObject(data []byte) (Message, error) {
 		}
 		return &Request{ID: msgID, Method: name, Params: params}, nil
 	}
-	if id == nil {
+	if e.id == nil {
 		return nil, bad(`a message needs "method" or "id"`)
 	}
-	if (result == nil) == (errv == nil) {
+	if (e.result == nil) == (e.ev == nil) {
 		return nil, bad(`a response has exactly one of "result" and "error"`)
 	}
-	resp := &Response{ID: msgID, Result: result}
-	if errv != nil {
-		var e struct {
+	resp := &Response{ID: msgID, Result: e.result}
+	if ev := e.ev; ev != nil {
+		var eo struct {
 			Code    *int64          `json:"code"`
 			Message *string         `json:"message"`
 			Data    json.RawMessage `json:"data"`
 		}
-		if errv[0] != '{' || json.Unmarshal(errv, &e) != nil || e.Code == nil || e.Message == nil {
+		if ev[0] != '{' || json.Unmarshal(ev, &eo) != nil || eo.Code == nil || eo.Message == nil {
 			return nil, bad(`"error" must be an object with an integer "code" and a string "message"`)
 		}
-		resp.Error = &Error{Code: *e.Code, Message: *e.Message, Data: e.Data}
+		resp.Error = &Error{Code: *eo.Code, Message: *eo.Message, Data: eo.Data}
 	} else if !msgID.IsValid() {
 		return nil, bad("a result needs an id")
 	}

@@ -148,6 +148,12 @@ func FuzzDecodeMessage(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":"\"\\","method":"a\"b"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		msgs, err := DecodeMessage(data)
+		// Exactly what is not JSON is a parse error, found before any
+		// message in it is judged.
+		var de *DecodeError
+		if parseErr := errors.As(err, &de) && de.Code == CodeParseError; parseErr == json.Valid(data) {
+			t.Fatalf("DecodeMessage(%q): %v, but json.Valid says %v", data, err, json.Valid(data))
+		}
 		if err != nil {
 			return
 		}

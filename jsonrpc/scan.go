@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -14,76 +15,6 @@ func Valid(data []byte) bool { return validJSON(data) }
 
 // errMalformed is returned by the scanners for input that is not JSON.
 var errMalformed = errors.New("jsonrpc: malformed JSON")
-
-// EachMember calls fn for each member of the JSON object obj, in order,
-// with the member's name and its value's bytes (which alias obj). It stops
-// at the first error fn returns. It is meant for input already checked by
-// Valid (every raw member of a decoded Message is); on other input it
-// fails or gives what it could read, but never panics.
-func EachMember(obj []byte, fn func(key string, value []byte) error) error {
-	i := skipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return errMalformed
-	}
-	i = skipSpace(obj, i+1)
-	for i < len(obj) && obj[i] != '}' {
-		if obj[i] != '"' {
-			return errMalformed
-		}
-		kend := skipString(obj, i)
-		key, err := Unquote(obj[i:kend])
-		if err != nil {
-			return err
-		}
-		i = skipSpace(obj, kend)
-		if i >= len(obj) || obj[i] != ':' {
-			return errMalformed
-		}
-		i = skipSpace(obj, i+1)
-		if i >= len(obj) {
-			return errMalformed
-		}
-		vend := skipValue(obj, i)
-		if err := fn(key, obj[i:vend]); err != nil {
-			return err
-		}
-		i = skipSpace(obj, vend)
-		if i < len(obj) && obj[i] == ',' {
-			i = skipSpace(obj, i+1)
-		}
-	}
-	if i >= len(obj) {
-		return errMalformed
-	}
-	return nil
-}
-
-// EachElement calls fn for each element of the JSON array arr, in order,
-// with the element's bytes (aliasing arr); the same terms as EachMember.
-func EachElement(arr []byte, fn func(value []byte) error) error {
-	i := skipSpace(arr, 0)
-	if i >= len(arr) || arr[i] != '[' {
-		return errMalformed
-	}
-	i = skipSpace(arr, i+1)
-	for i < len(arr) && arr[i] != ']' {
-		end := skipValue(arr, i)
-		if end == i {
-			return errMalformed
-		}
-		if err := fn(arr[i:end]); err != nil {
-			return err
-		}
-		i = skipSpace(arr, end)
-		if i < len(arr) && arr[i] == ',' {
-			i = skipSpace(arr, i+1)
-		}
-	}
-	if i >= len(arr) {
-		return errMalformed
-	}
-	return nil
-}
 
 // Unquote decodes a JSON string token (with its quotes) as encoding/json
 // does, invalid UTF-8 and lone surrogates becoming U+FFFD, at memory speed
@@ -149,6 +80,17 @@ func Unquote(tok []byte) (string, error) {
 	}
 }
 
+// unquoteValid is Unquote for a token of valid JSON, which holds no raw
+// control character: one without escapes is only checked for UTF-8 (both
+// searches at memory speed) and copied.
+func unquoteValid(tok []byte) (string, error) {
+	body := tok[1 : len(tok)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body), nil
+	}
+	return Unquote(tok)
+}
+
 // hex4 reads four hex digits at s[i:].
 func hex4(s []byte, i int) (rune, bool) {
 	if i+4 > len(s) {
@@ -196,17 +138,21 @@ const (
 )
 
 // quoteRun returns the index of the first quote or backslash at or after
-// i in s (len(s) if none). Both searches run at memory speed (the
-// runtime's vectorized IndexByte).
+// i in s (len(s) if none). Short runs (member names, small values) are
+// found a word at a time; long ones at memory speed by the runtime's
+// vectorized IndexByte.
 func quoteRun(s []byte, i int) int {
-	// Most strings (member names, short values) end within a few bytes:
-	// look at those one by one before calling out.
-	for end := min(i+16, len(s)); i < end; i++ {
-		if c := s[i]; c == '"' || c == '\\' {
-			return i
+	for end := i + 16; i+8 <= len(s) && i < end; i += 8 {
+		if m := quoteOrBackslash(binary.LittleEndian.Uint64(s[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
-	if i >= len(s) {
+	if i+8 > len(s) {
+		for ; i < len(s); i++ {
+			if c := s[i]; c == '"' || c == '\\' {
+				return i
+			}
+		}
 		return len(s)
 	}
 	q := bytes.IndexByte(s[i:], '"')
@@ -220,9 +166,15 @@ func quoteRun(s []byte, i int) int {
 }
 
 // plainRun returns the index of the first byte at or after i in s that is
-// a quote, a backslash or a control character (len(s) if none), 32 bytes
-// at a time.
+// a quote, a backslash or a control character (len(s) if none), a word at
+// a time, and 32 bytes at a time past the first word.
 func plainRun(s []byte, i int) int {
+	if i+8 <= len(s) {
+		if m := special(binary.LittleEndian.Uint64(s[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
 	for i+32 <= len(s) {
 		a := binary.LittleEndian.Uint64(s[i:])
 		b := binary.LittleEndian.Uint64(s[i+8:])
@@ -234,8 +186,8 @@ func plainRun(s []byte, i int) int {
 		i += 32
 	}
 	for i+8 <= len(s) {
-		if special(binary.LittleEndian.Uint64(s[i:])) != 0 {
-			break
+		if m := special(binary.LittleEndian.Uint64(s[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
 		}
 		i += 8
 	}
@@ -248,10 +200,21 @@ func plainRun(s []byte, i int) int {
 	return i
 }
 
+// Word-at-a-time tests (the bytes are little-endian, so the lowest set
+// bit marks the first byte found; bits above it may be false alarms).
+
 // special has a high bit set in each byte of x that is below 0x20, a
 // quote or a backslash (and maybe in the bytes after such a one).
 func special(x uint64) uint64 {
 	q := x ^ (lo8 * '"')
 	bs := x ^ (lo8 * '\\')
 	return ((x - lo8*0x20) | (q - lo8) | (bs - lo8)) &^ x & hi8
+}
+
+// quoteOrBackslash has a high bit set in each byte of x that is a quote
+// or a backslash (and maybe in the bytes after such a one).
+func quoteOrBackslash(x uint64) uint64 {
+	q := x ^ (lo8 * '"')
+	bs := x ^ (lo8 * '\\')
+	return ((q - lo8) | (bs - lo8)) &^ x & hi8
 }
