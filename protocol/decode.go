@@ -13,18 +13,15 @@ import (
 // is a result already checked by jsonrpc (valid JSON); member names match
 // exactly, as the schema spells them.
 
-// null says whether a member's value is JSON null (treated as absent).
-func null(v []byte) bool { return string(v) == "null" }
-
-// str decodes a string member into dst; null leaves it empty.
-func str(key string, v []byte, dst *string) error {
-	if null(v) {
+// str decodes the string at c into dst; null leaves it empty.
+func str(c *jsonrpc.Cursor, key string, dst *string) error {
+	if c.Null() {
 		return nil
 	}
-	if len(v) == 0 || v[0] != '"' {
+	if c.Kind() != '"' {
 		return fmt.Errorf("%s: not a string", key)
 	}
-	s, err := jsonrpc.Unquote(v)
+	s, err := c.String()
 	if err != nil {
 		return fmt.Errorf("%s: %v", key, err)
 	}
@@ -32,185 +29,191 @@ func str(key string, v []byte, dst *string) error {
 	return nil
 }
 
-// raw keeps a member's value as is; null leaves it empty.
-func raw(v []byte, dst *json.RawMessage) {
-	if !null(v) {
-		*dst = json.RawMessage(v)
+// raw keeps the value at c as is; null leaves it empty.
+func raw(c *jsonrpc.Cursor, dst *json.RawMessage) {
+	if !c.Null() {
+		*dst = json.RawMessage(c.Raw())
 	}
 }
 
-// small decodes a small member with encoding/json.
-func small(key string, v []byte, dst any) error {
-	if null(v) {
+// small decodes the small value at c with encoding/json.
+func small(c *jsonrpc.Cursor, key string, dst any) error {
+	if c.Null() {
 		return nil
 	}
-	if err := json.Unmarshal(v, dst); err != nil {
+	if err := json.Unmarshal(c.Raw(), dst); err != nil {
 		return fmt.Errorf("%s: %v", key, err)
 	}
 	return nil
 }
 
-// decodeToolsPage takes a tools/list result apart.
+// decodeToolsPage takes a tools/list result apart. The page's tools are
+// allocated together.
 func decodeToolsPage(result []byte) ([]*Tool, *string, error) {
 	var tools []*Tool
 	var next *string
-	err := jsonrpc.EachMember(result, func(key string, v []byte) error {
-		switch key {
+	c := jsonrpc.NewCursor(result)
+	err := c.Object(func(key []byte) error {
+		switch string(key) {
 		case "tools":
-			if null(v) {
+			if c.Null() {
 				return nil
 			}
 			tools = []*Tool{}
-			return jsonrpc.EachElement(v, func(e []byte) error {
-				if null(e) {
+			var slab []Tool
+			return c.Array(func() error {
+				if c.Null() {
 					return nil
 				}
-				t, err := decodeTool(e)
-				if err != nil {
+				if len(slab) == 0 {
+					slab = make([]Tool, min(max(2*len(tools), 16), 256))
+				}
+				t := &slab[0]
+				slab = slab[1:]
+				if err := decodeTool(c, t); err != nil {
 					return err
 				}
 				tools = append(tools, t)
 				return nil
 			})
 		case "nextCursor":
-			if null(v) {
+			if c.Null() {
 				return nil
 			}
-			var c string
-			if err := str(key, v, &c); err != nil {
+			var s string
+			if err := str(c, "nextCursor", &s); err != nil {
 				return err
 			}
-			next = &c
+			next = &s
 		}
 		return nil
 	})
 	return tools, next, err
 }
 
-// decodeTool takes one tool apart.
-func decodeTool(v []byte) (*Tool, error) {
-	t := &Tool{}
-	err := jsonrpc.EachMember(v, func(key string, v []byte) error {
-		switch key {
+// decodeTool takes the tool at c apart into t.
+func decodeTool(c *jsonrpc.Cursor, t *Tool) error {
+	if c.Kind() != '{' {
+		return fmt.Errorf("tool: not an object")
+	}
+	err := c.Object(func(key []byte) error {
+		switch string(key) {
 		case "name":
-			return str(key, v, &t.Name)
+			return str(c, "name", &t.Name)
 		case "title":
-			return str(key, v, &t.Title)
+			return str(c, "title", &t.Title)
 		case "description":
-			return str(key, v, &t.Description)
+			return str(c, "description", &t.Description)
 		case "inputSchema":
-			raw(v, &t.InputSchema)
+			raw(c, &t.InputSchema)
 		case "outputSchema":
-			raw(v, &t.OutputSchema)
+			raw(c, &t.OutputSchema)
 		case "_meta":
-			raw(v, &t.Meta)
+			raw(c, &t.Meta)
 		case "annotations":
-			return small(key, v, &t.Annotations)
+			return small(c, "annotations", &t.Annotations)
 		case "execution":
-			return small(key, v, &t.Execution)
+			return small(c, "execution", &t.Execution)
 		case "icons":
-			return small(key, v, &t.Icons)
+			return small(c, "icons", &t.Icons)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("tool: %v", err)
+		return fmt.Errorf("tool: %v", err)
 	}
-	return t, nil
+	return nil
 }
 
 // decodeCallResult takes a tools/call result apart.
 func decodeCallResult(result []byte) (*CallToolResult, error) {
 	res := &CallToolResult{}
-	err := jsonrpc.EachMember(result, func(key string, v []byte) error {
-		switch key {
+	c := jsonrpc.NewCursor(result)
+	err := c.Object(func(key []byte) error {
+		switch string(key) {
 		case "content":
-			if null(v) {
+			if c.Null() {
 				return nil
 			}
 			res.Content = []Content{}
-			return jsonrpc.EachElement(v, func(e []byte) error {
-				var c Content
-				if err := decodeContent(e, &c); err != nil {
-					return err
-				}
-				res.Content = append(res.Content, c)
-				return nil
+			return c.Array(func() error {
+				res.Content = append(res.Content, Content{})
+				return decodeContent(c, &res.Content[len(res.Content)-1])
 			})
 		case "structuredContent":
-			raw(v, &res.StructuredContent)
+			raw(c, &res.StructuredContent)
 		case "isError":
-			return small(key, v, &res.IsError)
+			return small(c, "isError", &res.IsError)
 		case "_meta":
-			raw(v, &res.Meta)
+			raw(c, &res.Meta)
 		}
 		return nil
 	})
 	return res, err
 }
 
-// decodeContent takes one content block apart.
-func decodeContent(v []byte, c *Content) error {
-	if len(v) == 0 || v[0] != '{' {
+// decodeContent takes the content block at c apart.
+func decodeContent(c *jsonrpc.Cursor, cb *Content) error {
+	if c.Kind() != '{' {
 		return fmt.Errorf("content: not an object")
 	}
-	return jsonrpc.EachMember(v, func(key string, v []byte) error {
-		switch key {
+	return c.Object(func(key []byte) error {
+		switch string(key) {
 		case "type":
-			return str(key, v, &c.Type)
+			return str(c, "type", &cb.Type)
 		case "text":
-			return str(key, v, &c.Text)
+			return str(c, "text", &cb.Text)
 		case "data":
-			return str(key, v, &c.Data)
+			return str(c, "data", &cb.Data)
 		case "mimeType":
-			return str(key, v, &c.MimeType)
+			return str(c, "mimeType", &cb.MimeType)
 		case "uri":
-			return str(key, v, &c.URI)
+			return str(c, "uri", &cb.URI)
 		case "name":
-			return str(key, v, &c.Name)
+			return str(c, "name", &cb.Name)
 		case "title":
-			return str(key, v, &c.Title)
+			return str(c, "title", &cb.Title)
 		case "description":
-			return str(key, v, &c.Description)
+			return str(c, "description", &cb.Description)
 		case "resource":
-			if null(v) {
+			if c.Null() {
 				return nil
 			}
 			r := &ResourceContents{}
-			if err := decodeResourceContents(v, r); err != nil {
+			if err := decodeResourceContents(c, r); err != nil {
 				return err
 			}
-			c.Resource = r
+			cb.Resource = r
 		case "size":
-			return small(key, v, &c.Size)
+			return small(c, "size", &cb.Size)
 		case "icons":
-			return small(key, v, &c.Icons)
+			return small(c, "icons", &cb.Icons)
 		case "annotations":
-			return small(key, v, &c.Annotations)
+			return small(c, "annotations", &cb.Annotations)
 		case "_meta":
-			raw(v, &c.Meta)
+			raw(c, &cb.Meta)
 		}
 		return nil
 	})
 }
 
-// decodeResourceContents takes one resource's contents apart.
-func decodeResourceContents(v []byte, r *ResourceContents) error {
-	if len(v) == 0 || v[0] != '{' {
+// decodeResourceContents takes the resource contents at c apart.
+func decodeResourceContents(c *jsonrpc.Cursor, r *ResourceContents) error {
+	if c.Kind() != '{' {
 		return fmt.Errorf("resource: not an object")
 	}
-	return jsonrpc.EachMember(v, func(key string, v []byte) error {
-		switch key {
+	return c.Object(func(key []byte) error {
+		switch string(key) {
 		case "uri":
-			return str(key, v, &r.URI)
+			return str(c, "uri", &r.URI)
 		case "mimeType":
-			return str(key, v, &r.MimeType)
+			return str(c, "mimeType", &r.MimeType)
 		case "text":
-			return str(key, v, &r.Text)
+			return str(c, "text", &r.Text)
 		case "blob":
-			return str(key, v, &r.Blob)
+			return str(c, "blob", &r.Blob)
 		case "_meta":
-			raw(v, &r.Meta)
+			raw(c, &r.Meta)
 		}
 		return nil
 	})
