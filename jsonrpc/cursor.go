@@ -58,12 +58,33 @@ func (c *Cursor) String() (string, error) {
 		return "", errMalformed
 	}
 	start := c.i
-	end := skipString(c.data, start)
+	end, plain := scanString(c.data, start)
 	if end-start < 2 || c.data[end-1] != '"' {
 		return "", errMalformed
 	}
 	c.i = end
+	if plain {
+		return string(c.data[start+1 : end-1]), nil
+	}
 	return unquoteValid(c.data[start:end])
+}
+
+// scanString returns the end of the string token at d[i] (just past its
+// closing quote, or len(d)), and whether it is short plain ASCII with no
+// escapes: then its body is the string it spells. Short strings, the
+// most of them, are looked at byte by byte; others take the word-at-a-time
+// path.
+func scanString(d []byte, i int) (end int, plain bool) {
+	for j, lim := i+1, min(i+33, len(d)); j < lim; j++ {
+		c := d[j]
+		if c == '"' {
+			return j + 1, true
+		}
+		if c == '\\' || c >= 0x80 {
+			break
+		}
+	}
+	return skipString(d, i), false
 }
 
 // Object calls fn for each member of the object at the cursor, in order,
@@ -82,12 +103,12 @@ func (c *Cursor) Object(fn func(key []byte) error) error {
 		if d[i] != '"' {
 			return errMalformed
 		}
-		kend := skipString(d, i)
+		kend, plain := scanString(d, i)
 		if kend-i < 2 || d[kend-1] != '"' {
 			return errMalformed
 		}
 		key := d[i+1 : kend-1]
-		if !plainASCII(key) {
+		if !plain && !plainASCII(key) {
 			k, err := unquoteValid(d[i:kend])
 			if err != nil {
 				return err

@@ -510,6 +510,14 @@ func skipValue(data []byte, i int) int {
 // (len(data) when it is not closed).
 func skipString(data []byte, i int) int {
 	i++
+	// Most strings are short: byte by byte until the first escape.
+	for lim := min(i+32, len(data)); i < lim; i++ {
+		if c := data[i]; c == '"' {
+			return i + 1
+		} else if c == '\\' {
+			break
+		}
+	}
 	for i < len(data) {
 		i = quoteRun(data, i)
 		if i >= len(data) {
