@@ -159,6 +159,20 @@ func marshalNoEscape(v any) ([]byte, error) {
 	return b[:len(b)-1], nil // Encode appends a newline
 }
 
+// AppendString appends s as a JSON string, escaped as encoding/json
+// escapes it but with no HTML escaping.
+func AppendString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			b, _ := marshalNoEscape(s) // a string always marshals
+			return append(dst, b...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
 // EncodeMessage returns the JSON form of msg, with no trailing newline.
 func EncodeMessage(msg Message) ([]byte, error) {
 	return AppendMessage(nil, msg)
@@ -173,12 +187,8 @@ func AppendMessage(dst []byte, msg Message) ([]byte, error) {
 			dst = append(dst, `,"id":`...)
 			dst = append(dst, m.ID.raw...)
 		}
-		name, err := marshalNoEscape(m.Method)
-		if err != nil {
-			return nil, err
-		}
 		dst = append(dst, `,"method":`...)
-		dst = append(dst, name...)
+		dst = AppendString(dst, m.Method)
 		if len(m.Params) > 0 {
 			dst = append(dst, `,"params":`...)
 			dst = appendRaw(dst, m.Params)

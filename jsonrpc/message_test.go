@@ -184,3 +184,21 @@ func TestEncodeIsOneLine(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "tools/call", "a\"b\\c", "tab\there", "<html>&", "é\u2028\u2029", "\xff\xfe", "\x00\x1f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		want := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		if got := AppendString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
+			t.Fatalf("AppendString(%q) = %s, want %s", s, got[1:], want)
+		}
+	})
+}

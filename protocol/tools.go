@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"mcpwire/jsonrpc"
 )
 
 // CallTool calls the tool name with args (marshaled to a JSON object; nil
@@ -17,11 +19,18 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 	if err := s.require("tools/call", "tools"); err != nil {
 		return nil, err
 	}
-	params := struct {
-		Name      string `json:"name"`
-		Arguments any    `json:"arguments,omitempty"`
-	}{Name: name, Arguments: args}
-	raw, err := s.call(ctx, "tools/call", params, opts)
+	// {"name":…,"arguments":…} by hand: the arguments are the only part
+	// that needs encoding/json.
+	params := jsonrpc.AppendString(append(make([]byte, 0, 64), `{"name":`...), name)
+	if args != nil {
+		a, err := jsonrpc.MarshalParams(args)
+		if err != nil {
+			return nil, &MethodError{Method: "tools/call", Err: fmt.Errorf("marshaling tools/call params: %v", err)}
+		}
+		params = append(append(params, `,"arguments":`...), a...)
+	}
+	params = append(params, '}')
+	raw, err := s.call(ctx, "tools/call", json.RawMessage(params), opts)
 	if err != nil {
 		return nil, err
 	}
