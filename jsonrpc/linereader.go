@@ -41,7 +41,13 @@ type LineReader struct {
 	// is buf[r:w] (not written to meanwhile), the others are read into
 	// up to their capacity. Kept across a read error, to go on with.
 	chunks [][]byte
-	total  int // the bytes in chunks
+	total  int  // the bytes in chunks
+	own0   bool // chunks[0] is a slice of its own, not buf
+
+	// lastLong is the length of the last long line: the next one, likely
+	// of about the same size (a server sending big results), is read
+	// straight into one slice of that size and returned without a copy.
+	lastLong int
 }
 
 // NewLineReader returns a LineReader that reads from r.
@@ -87,8 +93,15 @@ func (lr *LineReader) ReadLine() ([]byte, error) {
 			lr.r = 0
 		}
 		if lr.w == len(lr.buf) {
-			lr.chunks = append(lr.chunks, lr.buf[:lr.w:lr.w])
-			lr.total = lr.w
+			if size := lr.lastLong + lr.lastLong/16; size > lr.w {
+				c := make([]byte, lr.w, size)
+				copy(c, lr.buf[:lr.w])
+				lr.chunks, lr.own0 = append(lr.chunks, c), true
+			} else {
+				lr.chunks = append(lr.chunks, lr.buf[:lr.w:lr.w])
+			}
+			lr.r, lr.w, lr.scanned = 0, 0, 0
+			lr.total = len(lr.chunks[0])
 			return lr.readLong()
 		}
 		n, err := lr.read(lr.buf[lr.w:])
@@ -146,9 +159,10 @@ func (lr *LineReader) readLong() ([]byte, error) {
 		if i := bytes.IndexByte(fresh, '\n'); i >= 0 {
 			rest := fresh[i+1:]
 			lr.chunks[k] = c[:len(c)+i]
+			lr.lastLong = lr.total - len(rest) - 1
 			line := lr.joinChunks(true)
-			// chunks[0] is the buffer: it is copied out, so the rest of
-			// the read may go there now.
+			// chunks[0], if it is the buffer, is copied out, so the rest
+			// of the read may go there now.
 			lr.w = copy(lr.buf, rest)
 			lr.r, lr.scanned = 0, 0
 			return line, nil
@@ -166,8 +180,8 @@ func (lr *LineReader) readLong() ([]byte, error) {
 // joinChunks returns the line in lr.chunks, trimmed as trimLine does, in a
 // slice of its own, and ends the long line.
 func (lr *LineReader) joinChunks(terminated bool) []byte {
-	cs := lr.chunks
-	lr.chunks, lr.total = nil, 0
+	cs, own0 := lr.chunks, lr.own0
+	lr.chunks, lr.total, lr.own0 = nil, 0, false
 	if terminated {
 		for k := len(cs) - 1; k >= 0; k-- {
 			if c := cs[k]; len(c) > 0 {
@@ -177,6 +191,18 @@ func (lr *LineReader) joinChunks(terminated bool) []byte {
 				break
 			}
 		}
+	}
+	if own0 && len(cs) == 1 {
+		// The whole line is in the slice sized for it: it is the line,
+		// unless much of it went unused.
+		line := trimLine(cs[0], false)
+		if len(line) < cap(line)/2 {
+			return clone(line)
+		}
+		if len(line) == 0 {
+			return nil
+		}
+		return line
 	}
 	for len(cs) > 0 {
 		cs[0] = trimLine(cs[0], false)

@@ -355,3 +355,33 @@ func BenchmarkLineReaderSmall(b *testing.B)     { benchLineReader(b, benchLinesS
 func BenchmarkFloorLineReaderSmall(b *testing.B) {
 	benchFloorLineReader(b, benchLinesSmall())
 }
+
+// TestLineReaderSizedFromLastLong reads long lines whose sizes follow each
+// other closely or not at all: the slice sized from the last long line
+// must give the same lines as chunks do.
+func TestLineReaderSizedFromLastLong(t *testing.T) {
+	var in bytes.Buffer
+	var want []string
+	for i, n := range []int{200 << 10, 200 << 10, 10, 300 << 10, 100 << 10, 318 << 10, 330 << 10, 70 << 10} {
+		line := strings.Repeat(string(rune('a'+i)), n)
+		want = append(want, line)
+		in.WriteString(line + "\n")
+	}
+	lr := NewLineReader(iotest.HalfReader(&in))
+	var kept [][]byte
+	for i, w := range want {
+		got, err := lr.ReadLine()
+		if err != nil || string(got) != w {
+			t.Fatalf("line %d: %d bytes, %v; want %d bytes", i, len(got), err, len(w))
+		}
+		kept = append(kept, got)
+	}
+	if _, err := lr.ReadLine(); err != io.EOF {
+		t.Fatalf("after the lines: %v", err)
+	}
+	for i, got := range kept {
+		if string(got) != want[i] {
+			t.Fatalf("line %d changed after later reads", i)
+		}
+	}
+}
