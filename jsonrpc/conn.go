@@ -88,6 +88,16 @@ func NewConn(s Stream, opts *ConnOptions) *Conn {
 // returned as an *Error. When ctx ends first, the call is given up, OnCancel
 // is told, and ctx's error is returned (a late answer is dropped).
 func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	resp, err := c.CallResponse(ctx, method, params)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Result, nil
+}
+
+// CallResponse is Call, returning the whole successful response: its
+// Cursor takes a large result apart quicker than one over the bare result.
+func (c *Conn) CallResponse(ctx context.Context, method string, params any) (*Response, error) {
 	raw, err := MarshalParams(params)
 	if err != nil {
 		return nil, fmt.Errorf("marshaling %s params: %v", method, err)
@@ -123,7 +133,7 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 		if resp.Error != nil {
 			return nil, resp.Error
 		}
-		return resp.Result, nil
+		return resp, nil
 	case <-ctx.Done():
 		c.forget(id)
 		if c.opts.OnCancel != nil {

@@ -1,6 +1,9 @@
 package jsonrpc
 
-import "bytes"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // A Cursor takes apart JSON already checked by [Valid] (every raw member
 // of a decoded Message is) in one pass: the caller reads the values it
@@ -12,6 +15,44 @@ import "bytes"
 type Cursor struct {
 	data []byte
 	i    int
+
+	// index lists the large values of data, when known (see
+	// Response.Cursor); t is the first of them not behind the cursor.
+	index index
+	t     int
+}
+
+// indexed returns the end of the value at the cursor and the index of the
+// span after it and all it holds, if it is in the index; plain says a
+// string has no escapes.
+func (c *Cursor) indexed() (end, next int, plain, ok bool) {
+	ix := &c.index
+	at := int32(c.i) + ix.base
+	for c.t < len(ix.spans) && ix.spans[c.t].start < at {
+		c.t++ // behind the cursor: a long member name, scanned instead
+	}
+	if c.t < len(ix.spans) && ix.spans[c.t].start == at {
+		sp := &ix.spans[c.t]
+		return int(sp.end - ix.base), int(sp.next - ix.first), sp.plain, true
+	}
+	return 0, 0, false, false
+}
+
+// skip moves past the value at the cursor (at c.i, spaces skipped).
+func (c *Cursor) skip() {
+	if end, next, _, ok := c.indexed(); ok {
+		c.i, c.t = end, next
+		return
+	}
+	c.i = skipValue(c.data, c.i)
+}
+
+// enter moves into the container at the cursor: past its own span, if it
+// has one, so that the spans of what it holds come next.
+func (c *Cursor) enter() {
+	if _, _, _, ok := c.indexed(); ok {
+		c.t++
+	}
 }
 
 // NewCursor returns a Cursor at the start of data.
@@ -47,26 +88,42 @@ func (c *Cursor) Raw() []byte {
 		return nil
 	}
 	start := c.i
-	c.i = skipValue(c.data, c.i)
+	c.skip()
 	return c.data[start:c.i]
 }
 
 // String decodes the string at the cursor as encoding/json does and moves
 // past it.
 func (c *Cursor) String() (string, error) {
+	tok, plain, err := c.stringToken()
+	switch {
+	case err != nil:
+		return "", err
+	case plain:
+		return string(tok[1 : len(tok)-1]), nil
+	}
+	return unquoteValid(tok)
+}
+
+// stringToken returns the string token at the cursor and moves past it;
+// plain says its body is the string it spells (valid UTF-8, no escapes).
+func (c *Cursor) stringToken() (tok []byte, plain bool, err error) {
 	if c.next() != '"' {
-		return "", errMalformed
+		return nil, false, errMalformed
 	}
 	start := c.i
+	if end, next, noEscapes, ok := c.indexed(); ok {
+		// A long string: its end is known, and whether it has escapes.
+		c.i, c.t = end, next
+		tok = c.data[start:end]
+		return tok, noEscapes && utf8.Valid(tok[1:len(tok)-1]), nil
+	}
 	end, plain := scanString(c.data, start)
 	if end-start < 2 || c.data[end-1] != '"' {
-		return "", errMalformed
+		return nil, false, errMalformed
 	}
 	c.i = end
-	if plain {
-		return string(c.data[start+1 : end-1]), nil
-	}
-	return unquoteValid(c.data[start:end])
+	return c.data[start:end], plain, nil
 }
 
 // scanString returns the end of the string token at d[i] (just past its
@@ -98,6 +155,7 @@ func (c *Cursor) Object(fn func(key []byte) error) error {
 	if c.next() != '{' {
 		return errMalformed
 	}
+	c.enter()
 	i := skipSpace(d, c.i+1)
 	for i < len(d) && d[i] != '}' {
 		if d[i] != '"' {
@@ -128,7 +186,7 @@ func (c *Cursor) Object(fn func(key []byte) error) error {
 			return err
 		}
 		if c.i == i { // fn left the value: every value is at least a byte
-			c.i = skipValue(d, i)
+			c.skip()
 		}
 		i = skipSpace(d, c.i)
 		if i < len(d) && d[i] == ',' {
@@ -161,6 +219,7 @@ func (c *Cursor) Array(fn func() error) error {
 	if c.next() != '[' {
 		return errMalformed
 	}
+	c.enter()
 	i := skipSpace(d, c.i+1)
 	for i < len(d) && d[i] != ']' {
 		c.i = i
@@ -168,7 +227,7 @@ func (c *Cursor) Array(fn func() error) error {
 			return err
 		}
 		if c.i == i {
-			c.i = skipValue(d, i)
+			c.skip()
 			if c.i == i {
 				return errMalformed
 			}

@@ -116,3 +116,86 @@ func FuzzCursor(f *testing.F) {
 		}
 	})
 }
+
+// FuzzIndexedCursor reads a result through the index DecodeMessage builds,
+// with every value indexed down to min bytes: it must read what encoding/json
+// reads.
+func FuzzIndexedCursor(f *testing.F) {
+	f.Add([]byte(`{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}],"nextCursor":"c"}`), uint8(2))
+	f.Add([]byte(`[{"a":1},"x\u00e9\"",[], -1.5e3, true, false, null, {"b":[[[]]]}]`), uint8(1))
+	f.Add([]byte(`{"content":[{"type":"text","text":"long long long long \n text"}]}`), uint8(8))
+	f.Fuzz(func(t *testing.T, result []byte, min uint8) {
+		if !Valid(result) {
+			return
+		}
+		line := append(append([]byte(`{"jsonrpc":"2.0","id":1,"result":`), result...), '}')
+		msgs, err := decodeMessage(line, int(min)+1)
+		if err != nil {
+			t.Fatalf("decoding %q: %v", line, err)
+		}
+		got, err := walk(msgs[0].(*Response).Cursor())
+		if err != nil {
+			t.Fatalf("walk(%q): %v", result, err)
+		}
+		var want any
+		d := json.NewDecoder(bytes.NewReader(result))
+		d.UseNumber()
+		if err := d.Decode(&want); err != nil {
+			t.Fatalf("valid %q: %v", result, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("walk(%q) = %#v, encoding/json %#v", result, got, want)
+		}
+		// Taking some values apart and skipping others gives the same
+		// with the index as without.
+		var a, b []string
+		if err := mixed(msgs[0].(*Response).Cursor(), &a, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := mixed(NewCursor(result), &b, 0); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("indexed %q\nscanned %q", a, b)
+		}
+		// Skipping whole values through the index lands where scanning does.
+		c := msgs[0].(*Response).Cursor()
+		if raw := c.Raw(); !bytes.Equal(raw, bytes.TrimSpace(result)) {
+			t.Fatalf("Raw = %q, want %q", raw, result)
+		}
+	})
+}
+
+// mixed walks the value at c, taking apart the members and elements at
+// even places and skipping (Object) or taking raw (Array) the others, and
+// notes what it sees in out.
+func mixed(c *Cursor, out *[]string, depth int) error {
+	n := 0
+	switch c.Kind() {
+	case '{':
+		return c.Object(func(key []byte) error {
+			n++
+			*out = append(*out, "key "+string(key))
+			if n%2 == 0 {
+				return nil
+			}
+			return mixed(c, out, depth+1)
+		})
+	case '[':
+		return c.Array(func() error {
+			n++
+			if n%2 == 0 {
+				*out = append(*out, "raw "+string(c.Raw()))
+				return nil
+			}
+			return mixed(c, out, depth+1)
+		})
+	case '"':
+		s, err := c.String()
+		*out = append(*out, "str "+s)
+		return err
+	default:
+		*out = append(*out, "lit "+string(c.Raw()))
+		return nil
+	}
+}

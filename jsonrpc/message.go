@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -101,7 +102,16 @@ type Response struct {
 	ID     ID
 	Result json.RawMessage
 	Error  *Error
+
+	// index lists Result's large values, when the Response was decoded:
+	// see Cursor.
+	index index
 }
+
+// Cursor returns a Cursor at the start of the result. For a decoded
+// response it skips the result's large values without scanning them, from
+// what DecodeMessage learned while checking the JSON.
+func (r *Response) Cursor() *Cursor { return &Cursor{data: r.Result, index: r.index} }
 
 func (*Request) isMessage()  {}
 func (*Response) isMessage() {}
@@ -252,8 +262,22 @@ func (e *DecodeError) Error() string { return "jsonrpc: " + e.Reason }
 // message's bytes are looked at once here; input that is not valid JSON
 // is refused as a whole (CodeParseError) before any message in it is
 // judged.
-func DecodeMessage(data []byte) ([]Message, error) {
-	v := validator{data: data}
+func DecodeMessage(data []byte) ([]Message, error) { return decodeMessage(data, indexMin) }
+
+// decodeMessage is DecodeMessage, indexing the values of minSize bytes or
+// more.
+func decodeMessage(data []byte, minSize int) ([]Message, error) {
+	v := validator{data: data, indexMin: minSize}
+	switch {
+	case len(data) > math.MaxInt32:
+		v.indexMin = 0 // positions would not fit a span
+	case len(data) < 8*minSize:
+		v.indexMin = 0 // as quick to scan again
+	default:
+		// Room for a value in 128 bytes (a list of small objects); one
+		// large value (a long text) needs one span.
+		v.index = make([]span, 0, min(len(data)/128, 1024))
+	}
 	v.space()
 	var envs []envelope
 	var one [1]envelope
@@ -314,6 +338,7 @@ type envelope struct {
 	version, id, method, params, result, ev []byte
 	dup                                     string // a member given twice
 	badKey                                  bool   // a member name that does not decode
+	index                                   index  // the result's
 }
 
 // envelope checks the value at v.i, at nesting depth, and when it is an
@@ -344,11 +369,13 @@ func (v *validator) envelope(depth int, e *envelope) bool {
 		}
 		v.i++
 		v.space()
-		vs := v.i
+		vs, k0 := v.i, len(v.index)
 		if !v.value(depth + 1) {
 			return false
 		}
-		e.set(key, d[ks:ks+len(key)+2], d[vs:v.i])
+		if e.set(key, d[ks:ks+len(key)+2], d[vs:v.i]) == &e.result {
+			e.index = index{spans: v.index[k0:len(v.index):len(v.index)], base: int32(vs), first: int32(k0)}
+		}
 		v.space()
 		if v.i >= len(d) {
 			return false
@@ -364,13 +391,14 @@ func (v *validator) envelope(depth int, e *envelope) bool {
 	}
 }
 
-// set records one member (its name as sent, in tok, when it has escapes).
-func (e *envelope) set(key, tok, val []byte) {
+// set records one member (its name as sent, in tok, when it has escapes),
+// and returns where it went (nil for a member of no interest).
+func (e *envelope) set(key, tok, val []byte) *[]byte {
 	if bytes.IndexByte(key, '\\') >= 0 {
 		k, err := Unquote(tok)
 		if err != nil {
 			e.badKey = true
-			return
+			return nil
 		}
 		key = []byte(k)
 	}
@@ -389,12 +417,13 @@ func (e *envelope) set(key, tok, val []byte) {
 	case "error":
 		slot = &e.ev
 	default:
-		return
+		return nil
 	}
 	if *slot != nil && e.dup == "" {
 		e.dup = string(key)
 	}
 	*slot = val
+	return slot
 }
 
 // message judges an envelope of valid JSON.
@@ -451,7 +480,7 @@ func (e *envelope) message() (Message, error) {
 	if (e.result == nil) == (e.ev == nil) {
 		return nil, bad(`a response has exactly one of "result" and "error"`)
 	}
-	resp := &Response{ID: msgID, Result: e.result}
+	resp := &Response{ID: msgID, Result: e.result, index: e.index}
 	if ev := e.ev; ev != nil {
 		var eo struct {
 			Code    *int64          `json:"code"`

@@ -24,20 +24,33 @@ func Unquote(tok []byte) (string, error) {
 		return "", errMalformed
 	}
 	body := tok[1 : len(tok)-1]
-	i := plainRun(body, 0)
-	if i == len(body) && utf8.Valid(body) {
+	if i := plainRun(body, 0); i == len(body) && utf8.Valid(body) {
 		return string(body), nil
 	}
-	out := make([]byte, 0, len(body))
+	out, err := appendUnquoted(make([]byte, 0, len(body)), tok)
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
+}
+
+// appendUnquoted appends what the JSON string token tok decodes to (as
+// Unquote decodes it) to out.
+func appendUnquoted(out, tok []byte) ([]byte, error) {
+	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
+		return out, errMalformed
+	}
+	body := tok[1 : len(tok)-1]
+	i := plainRun(body, 0)
 	start := 0
 	for {
 		out = appendValidUTF8(out, body[start:i])
 		if i == len(body) {
-			return string(out), nil
+			return out, nil
 		}
 		c := body[i]
 		if c != '\\' || i+1 >= len(body) {
-			return "", errMalformed // a raw quote or control character
+			return out, errMalformed // a raw quote or control character
 		}
 		switch e := body[i+1]; e {
 		case '"', '\\', '/':
@@ -56,7 +69,7 @@ func Unquote(tok []byte) (string, error) {
 		case 'u':
 			r, ok := hex4(body, i+2)
 			if !ok {
-				return "", errMalformed
+				return out, errMalformed
 			}
 			i += 6
 			if utf16.IsSurrogate(r) {
@@ -73,7 +86,7 @@ func Unquote(tok []byte) (string, error) {
 			}
 			out = utf8.AppendRune(out, r)
 		default:
-			return "", errMalformed
+			return out, errMalformed
 		}
 		start = i
 		i = plainRun(body, i)

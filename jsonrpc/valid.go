@@ -20,6 +20,58 @@ const maxDepth = 10000
 type validator struct {
 	data []byte
 	i    int
+
+	// index, when indexMin > 0, gathers the values of at least indexMin
+	// bytes, for a Cursor to skip them without scanning.
+	indexMin int
+	index    []span
+}
+
+// indexMin is the size from which DecodeMessage puts a value in the
+// index: smaller ones are as quick to scan as to look up.
+const indexMin = 96
+
+// A span is one indexed value (positions fit in an int32: longer input
+// is not indexed), in the order the values start (so each
+// container comes before what it holds): its bytes are data[start:end],
+// and next is the index of the first span after it and all it holds. For
+// a string, plain says it has no escapes.
+type span struct {
+	start, end, next int32
+	plain            bool
+}
+
+// An index is the spans of one value (a response's result) out of the
+// index of its message: positions are relative to the message (base is
+// where the value starts) and so are the next fields (first is the
+// value's own first span).
+type index struct {
+	spans       []span
+	base, first int32
+}
+
+// open starts the span of a container at start; it returns its index
+// (-1 when not indexing).
+func (v *validator) open(start int) int {
+	if v.indexMin <= 0 {
+		return -1
+	}
+	v.index = append(v.index, span{start: int32(start)})
+	return len(v.index) - 1
+}
+
+// close ends the span k opened, dropping it if it is small (then so was
+// everything it holds, already dropped).
+func (v *validator) close(k int) {
+	if k < 0 {
+		return
+	}
+	if v.i-int(v.index[k].start) < v.indexMin {
+		v.index = v.index[:k]
+		return
+	}
+	v.index[k].end = int32(v.i)
+	v.index[k].next = int32(len(v.index))
 }
 
 func (v *validator) space() {
@@ -41,64 +93,19 @@ func (v *validator) value(depth int) bool {
 	case c == '"':
 		return v.str()
 	case c == '{':
-		v.i++
-		v.space()
-		if v.i < len(v.data) && v.data[v.i] == '}' {
-			v.i++
-			return true
+		k := v.open(v.i)
+		ok := v.object(depth)
+		if ok {
+			v.close(k)
 		}
-		for {
-			v.space()
-			if v.i >= len(v.data) || v.data[v.i] != '"' || !v.str() {
-				return false
-			}
-			v.space()
-			if v.i >= len(v.data) || v.data[v.i] != ':' {
-				return false
-			}
-			v.i++
-			v.space()
-			if !v.value(depth + 1) {
-				return false
-			}
-			v.space()
-			if v.i >= len(v.data) {
-				return false
-			}
-			if v.data[v.i] == '}' {
-				v.i++
-				return true
-			}
-			if v.data[v.i] != ',' {
-				return false
-			}
-			v.i++
-		}
+		return ok
 	case c == '[':
-		v.i++
-		v.space()
-		if v.i < len(v.data) && v.data[v.i] == ']' {
-			v.i++
-			return true
+		k := v.open(v.i)
+		ok := v.array(depth)
+		if ok {
+			v.close(k)
 		}
-		for {
-			v.space()
-			if !v.value(depth + 1) {
-				return false
-			}
-			v.space()
-			if v.i >= len(v.data) {
-				return false
-			}
-			if v.data[v.i] == ']' {
-				v.i++
-				return true
-			}
-			if v.data[v.i] != ',' {
-				return false
-			}
-			v.i++
-		}
+		return ok
 	case c == 't':
 		return v.literal("true")
 	case c == 'f':
@@ -109,6 +116,71 @@ func (v *validator) value(depth int) bool {
 		return v.number()
 	}
 	return false
+}
+
+// object checks the object at v.i.
+func (v *validator) object(depth int) bool {
+	v.i++
+	v.space()
+	if v.i < len(v.data) && v.data[v.i] == '}' {
+		v.i++
+		return true
+	}
+	for {
+		v.space()
+		if v.i >= len(v.data) || v.data[v.i] != '"' || !v.str() {
+			return false
+		}
+		v.space()
+		if v.i >= len(v.data) || v.data[v.i] != ':' {
+			return false
+		}
+		v.i++
+		v.space()
+		if !v.value(depth + 1) {
+			return false
+		}
+		v.space()
+		if v.i >= len(v.data) {
+			return false
+		}
+		if v.data[v.i] == '}' {
+			v.i++
+			return true
+		}
+		if v.data[v.i] != ',' {
+			return false
+		}
+		v.i++
+	}
+}
+
+// array checks the array at v.i.
+func (v *validator) array(depth int) bool {
+	v.i++
+	v.space()
+	if v.i < len(v.data) && v.data[v.i] == ']' {
+		v.i++
+		return true
+	}
+	for {
+		v.space()
+		if !v.value(depth + 1) {
+			return false
+		}
+		v.space()
+		if v.i >= len(v.data) {
+			return false
+		}
+		if v.data[v.i] == ']' {
+			v.i++
+			return true
+		}
+		if v.data[v.i] != ',' {
+			return false
+		}
+		v.i++
+	}
 }
 
 func (v *validator) literal(s string) bool {
@@ -122,7 +194,9 @@ func (v *validator) literal(s string) bool {
 // str checks a string starting at the opening quote.
 func (v *validator) str() bool {
 	d := v.data
+	start := v.i
 	i := v.i + 1
+	escaped := false
 	for i < len(d) {
 		i = plainRun(d, i)
 		if i >= len(d) {
@@ -132,8 +206,12 @@ func (v *validator) str() bool {
 		switch {
 		case c == '"':
 			v.i = i + 1
+			if v.indexMin > 0 && v.i-start >= v.indexMin {
+				v.index = append(v.index, span{start: int32(start), end: int32(v.i), next: int32(len(v.index) + 1), plain: !escaped})
+			}
 			return true
 		case c == '\\':
+			escaped = true
 			if i+1 >= len(d) {
 				return false
 			}
