@@ -49,10 +49,9 @@ func small(c *jsonrpc.Cursor, key string, dst any) error {
 
 // decodeToolsPage takes a tools/list result apart. The page's tools are
 // allocated together.
-func decodeToolsPage(result []byte) ([]*Tool, *string, error) {
+func decodeToolsPage(c *jsonrpc.Cursor) ([]*Tool, *string, error) {
 	var tools []*Tool
 	var next *string
-	c := jsonrpc.NewCursor(result)
 	err := c.Object(func(key []byte) error {
 		switch string(key) {
 		case "tools":
@@ -126,9 +125,8 @@ func decodeTool(c *jsonrpc.Cursor, t *Tool) error {
 }
 
 // decodeCallResult takes a tools/call result apart.
-func decodeCallResult(result []byte) (*CallToolResult, error) {
+func decodeCallResult(c *jsonrpc.Cursor) (*CallToolResult, error) {
 	res := &CallToolResult{}
-	c := jsonrpc.NewCursor(result)
 	err := c.Object(func(key []byte) error {
 		switch string(key) {
 		case "content":

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"mcpwire/jsonrpc"
 	"reflect"
 	"testing"
 )
@@ -34,7 +35,7 @@ func FuzzDecodeResults(f *testing.F) {
 				t.Fatalf("round trip changed %s into %s", data, b)
 			}
 			// The hand decoder agrees with encoding/json on what it wrote.
-			fast, err := decodeCallResult(b)
+			fast, err := decodeCallResult(resultCursor(b))
 			if err != nil {
 				t.Fatalf("decodeCallResult(%s): %v", b, err)
 			}
@@ -42,8 +43,8 @@ func FuzzDecodeResults(f *testing.F) {
 				t.Fatalf("decodeCallResult(%s) = %s", b, normResult(*fast))
 			}
 		}
-		_, _ = decodeCallResult(data) // never panics
-		_, _, _ = decodeToolsPage(data)
+		_, _ = decodeCallResult(jsonrpc.NewCursor(data)) // never panics
+		_, _, _ = decodeToolsPage(jsonrpc.NewCursor(data))
 		type page struct {
 			Tools      []*Tool `json:"tools"`
 			NextCursor *string `json:"nextCursor,omitempty"`
@@ -62,7 +63,7 @@ func FuzzDecodeResults(f *testing.F) {
 			if string(b) != string(b2) {
 				t.Fatalf("tools round trip: %s then %s", b, b2)
 			}
-			tools, next, err := decodeToolsPage(b)
+			tools, next, err := decodeToolsPage(resultCursor(b))
 			if err != nil {
 				t.Fatalf("decodeToolsPage(%s): %v", b, err)
 			}
@@ -81,4 +82,16 @@ func FuzzDecodeResults(f *testing.F) {
 func normResult(r CallToolResult) string {
 	b, _ := json.Marshal(&r)
 	return string(b)
+}
+
+// resultCursor returns a Cursor over result as a session gets it: through
+// a decoded response (indexed), or over the bare bytes when result is not
+// JSON.
+func resultCursor(result []byte) *jsonrpc.Cursor {
+	line := append(append([]byte(`{"jsonrpc":"2.0","id":1,"result":`), result...), '}')
+	msgs, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		return jsonrpc.NewCursor(result)
+	}
+	return msgs[0].(*jsonrpc.Response).Cursor()
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+
+	"mcpwire/jsonrpc"
 )
 
 // maxPages bounds one listing, so that a server handing out endless
@@ -14,18 +16,18 @@ const maxPages = 10000
 // paginate lists method page by page, following nextCursor until a page
 // has none, and refusing a cursor already used in this listing. decode
 // takes one page's result apart into its items and its nextCursor.
-func paginate[T any](ctx context.Context, s *Session, method string, decode func(json.RawMessage) ([]T, *string, error)) iter.Seq2[T, error] {
+func paginate[T any](ctx context.Context, s *Session, method string, decode func(*jsonrpc.Response) ([]T, *string, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		seen := map[string]bool{}
 		var params any
 		for page := 1; ; page++ {
-			raw, err := s.call(ctx, method, params, nil)
+			resp, err := s.callResponse(ctx, method, params, nil)
 			if err != nil {
 				yield(zero, err)
 				return
 			}
-			items, next, err := decode(raw)
+			items, next, err := decode(resp)
 			if err != nil {
 				yield(zero, &ResultError{Method: method, Err: err})
 				return
@@ -82,8 +84,8 @@ func (s *Session) Tools(ctx context.Context) iter.Seq2[*Tool, error] {
 	if err := s.require("tools/list", "tools"); err != nil {
 		return failing[*Tool](err)
 	}
-	return paginate(ctx, s, "tools/list", func(raw json.RawMessage) ([]*Tool, *string, error) {
-		tools, next, err := decodeToolsPage(raw)
+	return paginate(ctx, s, "tools/list", func(resp *jsonrpc.Response) ([]*Tool, *string, error) {
+		tools, next, err := decodeToolsPage(resp.Cursor())
 		if err != nil {
 			return nil, nil, err
 		}
@@ -101,12 +103,12 @@ func (s *Session) Resources(ctx context.Context) iter.Seq2[*Resource, error] {
 	if err := s.require("resources/list", "resources"); err != nil {
 		return failing[*Resource](err)
 	}
-	return paginate(ctx, s, "resources/list", func(raw json.RawMessage) ([]*Resource, *string, error) {
+	return paginate(ctx, s, "resources/list", func(resp *jsonrpc.Response) ([]*Resource, *string, error) {
 		var page struct {
 			Resources  []*Resource `json:"resources"`
 			NextCursor *string     `json:"nextCursor"`
 		}
-		err := json.Unmarshal(raw, &page)
+		err := json.Unmarshal(resp.Result, &page)
 		return dropNil(page.Resources), page.NextCursor, err
 	})
 }
@@ -121,12 +123,12 @@ func (s *Session) ResourceTemplates(ctx context.Context) iter.Seq2[*ResourceTemp
 	if err := s.require("resources/templates/list", "resources"); err != nil {
 		return failing[*ResourceTemplate](err)
 	}
-	return paginate(ctx, s, "resources/templates/list", func(raw json.RawMessage) ([]*ResourceTemplate, *string, error) {
+	return paginate(ctx, s, "resources/templates/list", func(resp *jsonrpc.Response) ([]*ResourceTemplate, *string, error) {
 		var page struct {
 			ResourceTemplates []*ResourceTemplate `json:"resourceTemplates"`
 			NextCursor        *string             `json:"nextCursor"`
 		}
-		err := json.Unmarshal(raw, &page)
+		err := json.Unmarshal(resp.Result, &page)
 		return dropNil(page.ResourceTemplates), page.NextCursor, err
 	})
 }
@@ -142,12 +144,12 @@ func (s *Session) Prompts(ctx context.Context) iter.Seq2[*Prompt, error] {
 	if err := s.require("prompts/list", "prompts"); err != nil {
 		return failing[*Prompt](err)
 	}
-	return paginate(ctx, s, "prompts/list", func(raw json.RawMessage) ([]*Prompt, *string, error) {
+	return paginate(ctx, s, "prompts/list", func(resp *jsonrpc.Response) ([]*Prompt, *string, error) {
 		var page struct {
 			Prompts    []*Prompt `json:"prompts"`
 			NextCursor *string   `json:"nextCursor"`
 		}
-		err := json.Unmarshal(raw, &page)
+		err := json.Unmarshal(resp.Result, &page)
 		return dropNil(page.Prompts), page.NextCursor, err
 	})
 }

@@ -283,6 +283,16 @@ func (s *Session) onCancel(id jsonrpc.ID, cause error) {
 // progress when opts asks for it) and returns its raw result. Errors are
 // *MethodError or *TimeoutError.
 func (s *Session) call(ctx context.Context, method string, params any, opts *CallOptions) (json.RawMessage, error) {
+	resp, err := s.callResponse(ctx, method, params, opts)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Result, nil
+}
+
+// callResponse is call, returning the response, whose Cursor takes a
+// large result apart quicker.
+func (s *Session) callResponse(ctx context.Context, method string, params any, opts *CallOptions) (*jsonrpc.Response, error) {
 	timeout := s.timeout
 	if opts != nil && opts.Timeout > 0 {
 		timeout = opts.Timeout
@@ -341,9 +351,9 @@ func (s *Session) call(ctx context.Context, method string, params any, opts *Cal
 		}
 	}
 
-	raw, err := s.conn.Call(cctx, method, params)
+	resp, err := s.conn.CallResponse(cctx, method, params)
 	if err == nil {
-		return raw, nil
+		return resp, nil
 	}
 	if ctx.Err() == nil && errors.Is(context.Cause(cctx), te) {
 		return nil, te

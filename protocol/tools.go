@@ -30,11 +30,11 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 		params = append(append(params, `,"arguments":`...), a...)
 	}
 	params = append(params, '}')
-	raw, err := s.call(ctx, "tools/call", json.RawMessage(params), opts)
+	resp, err := s.callResponse(ctx, "tools/call", json.RawMessage(params), opts)
 	if err != nil {
 		return nil, err
 	}
-	res, err := decodeCallResult(raw)
+	res, err := decodeCallResult(resp.Cursor())
 	if err != nil {
 		return nil, &ResultError{Method: "tools/call", Err: err}
 	}
