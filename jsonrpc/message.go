@@ -498,7 +498,7 @@ func (e *envelope) message() (Message, error) {
 }
 
 func skipSpace(data []byte, i int) int {
-	for i < len(data) {
+	for i < len(data) && data[i] <= ' ' {
 		switch data[i] {
 		case ' ', '\t', '\r', '\n':
 			i++
