@@ -98,6 +98,23 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 // CallResponse is Call, returning the whole successful response: its
 // Cursor takes a large result apart quicker than one over the bare result.
 func (c *Conn) CallResponse(ctx context.Context, method string, params any) (*Response, error) {
+	p, err := c.Start(ctx, method, params)
+	if err != nil {
+		return nil, err
+	}
+	return p.Wait(ctx)
+}
+
+// A Pending is a call sent and not yet waited for.
+type Pending struct {
+	c  *Conn
+	id ID
+	ch chan *Response
+}
+
+// Start sends a request and returns at once; Pending.Wait waits for the
+// answer. ctx bounds the sending only.
+func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, error) {
 	raw, err := MarshalParams(params)
 	if err != nil {
 		return nil, fmt.Errorf("marshaling %s params: %v", method, err)
@@ -125,22 +142,36 @@ func (c *Conn) CallResponse(ctx context.Context, method string, params any) (*Re
 		}
 		return nil, err
 	}
+	return &Pending{c: c, id: id, ch: ch}, nil
+}
+
+// Wait waits for the answer to the call and returns the successful
+// response; a response error is returned as an *Error. When ctx ends
+// first, the call is given up, OnCancel is told, and ctx's error is
+// returned (a late answer is dropped). Wait is called once.
+func (p *Pending) Wait(ctx context.Context) (*Response, error) {
+	c := p.c
+	var resp *Response
 	select {
-	case resp := <-ch:
-		if resp == nil {
-			return nil, c.Err()
+	case resp = <-p.ch: // an answer already here wins over ctx
+	default:
+		select {
+		case resp = <-p.ch:
+		case <-ctx.Done():
+			c.forget(p.id)
+			if c.opts.OnCancel != nil {
+				c.opts.OnCancel(p.id, context.Cause(ctx))
+			}
+			return nil, ctx.Err()
 		}
-		if resp.Error != nil {
-			return nil, resp.Error
-		}
-		return resp, nil
-	case <-ctx.Done():
-		c.forget(id)
-		if c.opts.OnCancel != nil {
-			c.opts.OnCancel(id, context.Cause(ctx))
-		}
-		return nil, ctx.Err()
 	}
+	if resp == nil {
+		return nil, c.Err()
+	}
+	if resp.Error != nil {
+		return nil, resp.Error
+	}
+	return resp, nil
 }
 
 func (c *Conn) forget(id ID) {

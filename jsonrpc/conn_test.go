@@ -232,3 +232,58 @@ func TestNewResponseWrapsPlainErrors(t *testing.T) {
 		t.Fatal(string(r.Result))
 	}
 }
+
+// TestWaitTakesAnAnswerAlreadyIn gives Wait an ended ctx when the answer is
+// already in: the answer wins, and the peer is not told of a cancellation.
+func TestWaitTakesAnAnswerAlreadyIn(t *testing.T) {
+	c1, c2 := net.Pipe()
+	noted := make(chan string, 1)
+	cancelled := make(chan ID, 1)
+	client := NewConn(NewLineStream(c1, c1, c1), &ConnOptions{
+		Notify:   func(r *Request) { noted <- r.Method },
+		OnCancel: func(id ID, _ error) { cancelled <- id },
+	})
+	defer client.Close()
+	peer := NewLineReader(c2)
+	defer c2.Close()
+
+	p, errc := (*Pending)(nil), make(chan error, 1)
+	go func() {
+		var err error
+		p, err = client.Start(context.Background(), "echo", map[string]int{"n": 1})
+		errc <- err
+	}()
+	line, err := peer.ReadLine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := DecodeMessage(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := msgs[0].(*Request)
+	// The answer, then a notification: once the notification is seen, the
+	// answer is waiting for Wait.
+	answer, _ := EncodeMessage(&Response{ID: req.ID, Result: req.Params})
+	note, _ := EncodeMessage(&Request{Method: "after"})
+	go c2.Write(append(append(append(answer, '\n'), note...), '\n'))
+	select {
+	case <-noted:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notification")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	resp, err := p.Wait(ctx)
+	if err != nil || string(resp.Result) != `{"n":1}` {
+		t.Fatalf("Wait = %v, %v; want the answer", resp, err)
+	}
+	select {
+	case id := <-cancelled:
+		t.Fatalf("OnCancel told of %v, which was answered", id)
+	default:
+	}
+}
