@@ -47,11 +47,11 @@ func small(c *jsonrpc.Cursor, key string, dst any) error {
 	return nil
 }
 
-// decodeToolsPage takes a tools/list result apart. The page's tools are
-// allocated together.
-func decodeToolsPage(c *jsonrpc.Cursor) ([]*Tool, *string, error) {
+// decodeToolsPage takes a tools/list result apart (but for its
+// nextCursor, which paginate reads). The page's tools are allocated
+// together.
+func decodeToolsPage(c *jsonrpc.Cursor) ([]*Tool, error) {
 	var tools []*Tool
-	var next *string
 	err := c.Object(func(key []byte) error {
 		switch string(key) {
 		case "tools":
@@ -75,19 +75,10 @@ func decodeToolsPage(c *jsonrpc.Cursor) ([]*Tool, *string, error) {
 				tools = append(tools, t)
 				return nil
 			})
-		case "nextCursor":
-			if c.Null() {
-				return nil
-			}
-			var s string
-			if err := str(c, "nextCursor", &s); err != nil {
-				return err
-			}
-			next = &s
 		}
 		return nil
 	})
-	return tools, next, err
+	return tools, err
 }
 
 // decodeTool takes the tool at c apart into t.

@@ -44,7 +44,8 @@ func FuzzDecodeResults(f *testing.F) {
 			}
 		}
 		_, _ = decodeCallResult(jsonrpc.NewCursor(data)) // never panics
-		_, _, _ = decodeToolsPage(jsonrpc.NewCursor(data))
+		_, _ = decodeToolsPage(jsonrpc.NewCursor(data))
+		_, _ = nextCursor(jsonrpc.NewCursor(data))
 		type page struct {
 			Tools      []*Tool `json:"tools"`
 			NextCursor *string `json:"nextCursor,omitempty"`
@@ -63,9 +64,13 @@ func FuzzDecodeResults(f *testing.F) {
 			if string(b) != string(b2) {
 				t.Fatalf("tools round trip: %s then %s", b, b2)
 			}
-			tools, next, err := decodeToolsPage(resultCursor(b))
+			tools, err := decodeToolsPage(resultCursor(b))
 			if err != nil {
 				t.Fatalf("decodeToolsPage(%s): %v", b, err)
+			}
+			next, err := nextCursor(resultCursor(b))
+			if err != nil {
+				t.Fatalf("nextCursor(%s): %v", b, err)
 			}
 			want, _ := json.Marshal(&page{Tools: dropNil(p2.Tools), NextCursor: p2.NextCursor})
 			got, _ := json.Marshal(&page{Tools: tools, NextCursor: next})

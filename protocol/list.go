@@ -15,19 +15,54 @@ const maxPages = 10000
 
 // paginate lists method page by page, following nextCursor until a page
 // has none, and refusing a cursor already used in this listing. decode
-// takes one page's result apart into its items and its nextCursor.
-func paginate[T any](ctx context.Context, s *Session, method string, decode func(*jsonrpc.Response) ([]T, *string, error)) iter.Seq2[T, error] {
+// takes one page's result apart into its items.
+//
+// The next page is asked for as soon as a page is in, before the page is
+// taken apart, so that the server works on it meanwhile; a listing given
+// up early gives that request up too (the server is told).
+func paginate[T any](ctx context.Context, s *Session, method string, decode func(*jsonrpc.Response) ([]T, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		seen := map[string]bool{}
-		var params any
+		sc, err := s.startCall(ctx, method, nil, nil)
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		defer func() {
+			if sc != nil {
+				sc.abandon()
+			}
+		}()
 		for page := 1; ; page++ {
-			resp, err := s.callResponse(ctx, method, params, nil)
+			resp, err := sc.wait()
+			sc = nil
 			if err != nil {
 				yield(zero, err)
 				return
 			}
-			items, next, err := decode(resp)
+			next, err := nextCursor(resp.Cursor())
+			if err != nil {
+				yield(zero, &ResultError{Method: method, Err: err})
+				return
+			}
+			// A missing nextCursor ends the list; so does an empty one,
+			// which no server of the legacy revisions means as a cursor.
+			more := next != nil && *next != ""
+			var stop error // after this page's items
+			switch {
+			case !more:
+			case seen[*next]:
+				stop = &CursorLoopError{Method: method, Cursor: *next, Page: page}
+			case page >= maxPages:
+				stop = fmt.Errorf("%s: more than %d pages", method, maxPages)
+			default:
+				seen[*next] = true
+				sc, stop = s.startCall(ctx, method, struct {
+					Cursor string `json:"cursor"`
+				}{*next}, nil)
+			}
+			items, err := decode(resp)
 			if err != nil {
 				yield(zero, &ResultError{Method: method, Err: err})
 				return
@@ -37,25 +72,32 @@ func paginate[T any](ctx context.Context, s *Session, method string, decode func
 					return
 				}
 			}
-			// A missing nextCursor ends the list; so does an empty one,
-			// which no server of the legacy revisions means as a cursor.
-			if next == nil || *next == "" {
+			if stop != nil {
+				yield(zero, stop)
 				return
 			}
-			if seen[*next] {
-				yield(zero, &CursorLoopError{Method: method, Cursor: *next, Page: page})
+			if !more {
 				return
 			}
-			if page >= maxPages {
-				yield(zero, fmt.Errorf("%s: more than %d pages", method, maxPages))
-				return
-			}
-			seen[*next] = true
-			params = struct {
-				Cursor string `json:"cursor"`
-			}{*next}
 		}
 	}
+}
+
+// nextCursor reads a page's nextCursor (nil when absent or null).
+func nextCursor(c *jsonrpc.Cursor) (*string, error) {
+	var next *string
+	err := c.Object(func(key []byte) error {
+		if string(key) != "nextCursor" || c.Null() {
+			return nil
+		}
+		var s string
+		if err := str(c, "nextCursor", &s); err != nil {
+			return err
+		}
+		next = &s
+		return nil
+	})
+	return next, err
 }
 
 // collect gathers a listing into a slice.
@@ -84,13 +126,13 @@ func (s *Session) Tools(ctx context.Context) iter.Seq2[*Tool, error] {
 	if err := s.require("tools/list", "tools"); err != nil {
 		return failing[*Tool](err)
 	}
-	return paginate(ctx, s, "tools/list", func(resp *jsonrpc.Response) ([]*Tool, *string, error) {
-		tools, next, err := decodeToolsPage(resp.Cursor())
+	return paginate(ctx, s, "tools/list", func(resp *jsonrpc.Response) ([]*Tool, error) {
+		tools, err := decodeToolsPage(resp.Cursor())
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		s.rememberSchemas(tools)
-		return tools, next, nil
+		return tools, nil
 	})
 }
 
@@ -103,13 +145,12 @@ func (s *Session) Resources(ctx context.Context) iter.Seq2[*Resource, error] {
 	if err := s.require("resources/list", "resources"); err != nil {
 		return failing[*Resource](err)
 	}
-	return paginate(ctx, s, "resources/list", func(resp *jsonrpc.Response) ([]*Resource, *string, error) {
+	return paginate(ctx, s, "resources/list", func(resp *jsonrpc.Response) ([]*Resource, error) {
 		var page struct {
-			Resources  []*Resource `json:"resources"`
-			NextCursor *string     `json:"nextCursor"`
+			Resources []*Resource `json:"resources"`
 		}
 		err := json.Unmarshal(resp.Result, &page)
-		return dropNil(page.Resources), page.NextCursor, err
+		return dropNil(page.Resources), err
 	})
 }
 
@@ -123,13 +164,12 @@ func (s *Session) ResourceTemplates(ctx context.Context) iter.Seq2[*ResourceTemp
 	if err := s.require("resources/templates/list", "resources"); err != nil {
 		return failing[*ResourceTemplate](err)
 	}
-	return paginate(ctx, s, "resources/templates/list", func(resp *jsonrpc.Response) ([]*ResourceTemplate, *string, error) {
+	return paginate(ctx, s, "resources/templates/list", func(resp *jsonrpc.Response) ([]*ResourceTemplate, error) {
 		var page struct {
 			ResourceTemplates []*ResourceTemplate `json:"resourceTemplates"`
-			NextCursor        *string             `json:"nextCursor"`
 		}
 		err := json.Unmarshal(resp.Result, &page)
-		return dropNil(page.ResourceTemplates), page.NextCursor, err
+		return dropNil(page.ResourceTemplates), err
 	})
 }
 
@@ -144,13 +184,12 @@ func (s *Session) Prompts(ctx context.Context) iter.Seq2[*Prompt, error] {
 	if err := s.require("prompts/list", "prompts"); err != nil {
 		return failing[*Prompt](err)
 	}
-	return paginate(ctx, s, "prompts/list", func(resp *jsonrpc.Response) ([]*Prompt, *string, error) {
+	return paginate(ctx, s, "prompts/list", func(resp *jsonrpc.Response) ([]*Prompt, error) {
 		var page struct {
-			Prompts    []*Prompt `json:"prompts"`
-			NextCursor *string   `json:"nextCursor"`
+			Prompts []*Prompt `json:"prompts"`
 		}
 		err := json.Unmarshal(resp.Result, &page)
-		return dropNil(page.Prompts), page.NextCursor, err
+		return dropNil(page.Prompts), err
 	})
 }
 

@@ -293,6 +293,27 @@ func (s *Session) call(ctx context.Context, method string, params any, opts *Cal
 // callResponse is call, returning the response, whose Cursor takes a
 // large result apart quicker.
 func (s *Session) callResponse(ctx context.Context, method string, params any, opts *CallOptions) (*jsonrpc.Response, error) {
+	sc, err := s.startCall(ctx, method, params, opts)
+	if err != nil {
+		return nil, err
+	}
+	return sc.wait()
+}
+
+// A sessionCall is a request sent under the session's timeout and not yet
+// waited for.
+type sessionCall struct {
+	ctx     context.Context // the caller's
+	cctx    context.Context // the caller's, ended by the timeout too
+	method  string
+	te      *TimeoutError
+	pending *jsonrpc.Pending
+	cleanup []func() // run once the call is over
+}
+
+// startCall sends one request bounded by the session's timeout (extended
+// by progress when opts asks for it); wait gives its answer.
+func (s *Session) startCall(ctx context.Context, method string, params any, opts *CallOptions) (*sessionCall, error) {
 	timeout := s.timeout
 	if opts != nil && opts.Timeout > 0 {
 		timeout = opts.Timeout
@@ -301,19 +322,19 @@ func (s *Session) callResponse(ctx context.Context, method string, params any, o
 	if err := ctx.Err(); err != nil {
 		return nil, &MethodError{Method: method, Err: err}
 	}
-	te := &TimeoutError{Method: method, Timeout: timeout}
+	sc := &sessionCall{ctx: ctx, method: method, te: &TimeoutError{Method: method, Timeout: timeout}}
 	cctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	sc.cctx = cctx
 	start := time.Now()
 	var fired atomic.Bool
 	timer := time.AfterFunc(timeout, func() {
 		if fired.Swap(true) {
 			return
 		}
-		te.Timeout = time.Since(start).Round(time.Millisecond)
-		cancel(te)
+		sc.te.Timeout = time.Since(start).Round(time.Millisecond)
+		cancel(sc.te)
 	})
-	defer timer.Stop()
+	sc.cleanup = append(sc.cleanup, func() { timer.Stop(); cancel(nil) })
 
 	if opts != nil && opts.Progress != nil {
 		token := fmt.Sprintf("mcpwire-%d", s.tokenSeq.Add(1))
@@ -325,6 +346,7 @@ func (s *Session) callResponse(ctx context.Context, method string, params any, o
 		var err error
 		params, err = withMeta(params, meta)
 		if err != nil {
+			sc.done()
 			return nil, &MethodError{Method: method, Err: err}
 		}
 		hard := start.Add(maxTimeout)
@@ -336,29 +358,63 @@ func (s *Session) callResponse(ctx context.Context, method string, params any, o
 		s.mu.Lock()
 		s.progress[token] = entry
 		s.mu.Unlock()
-		defer func() {
+		sc.cleanup = append(sc.cleanup, func() {
 			s.mu.Lock()
 			delete(s.progress, token)
 			s.mu.Unlock()
 			entry.mu.Lock()
 			entry.done = true
 			entry.mu.Unlock()
-		}()
+		})
 	} else if opts != nil && opts.Meta != nil {
 		var err error
 		if params, err = withMeta(params, opts.Meta); err != nil {
+			sc.done()
 			return nil, &MethodError{Method: method, Err: err}
 		}
 	}
 
-	resp, err := s.conn.CallResponse(cctx, method, params)
-	if err == nil {
-		return resp, nil
+	p, err := s.conn.Start(cctx, method, params)
+	if err != nil {
+		defer sc.done()
+		return nil, sc.fail(err)
 	}
-	if ctx.Err() == nil && errors.Is(context.Cause(cctx), te) {
-		return nil, te
+	sc.pending = p
+	return sc, nil
+}
+
+// wait waits for the answer and ends the call.
+func (sc *sessionCall) wait() (*jsonrpc.Response, error) {
+	defer sc.done()
+	resp, err := sc.pending.Wait(sc.cctx)
+	if err != nil {
+		return nil, sc.fail(err)
 	}
-	return nil, &MethodError{Method: method, Err: err}
+	return resp, nil
+}
+
+// abandon gives the call up (the server is told) and ends it.
+func (sc *sessionCall) abandon() {
+	defer sc.done()
+	ctx, cancel := context.WithCancel(sc.cctx)
+	cancel()
+	sc.pending.Wait(ctx)
+}
+
+// fail turns the error of the call into a *TimeoutError or *MethodError.
+func (sc *sessionCall) fail(err error) error {
+	if sc.ctx.Err() == nil && errors.Is(context.Cause(sc.cctx), sc.te) {
+		return sc.te
+	}
+	return &MethodError{Method: sc.method, Err: err}
+}
+
+// done ends the call: its timer, its context, its progress token.
+func (sc *sessionCall) done() {
+	for _, f := range sc.cleanup {
+		f()
+	}
+	sc.cleanup = nil
 }
 
 // withMeta adds _meta to params (a struct or map marshaling to an object,

@@ -304,6 +304,36 @@ func TestPagination(t *testing.T) {
 	}
 }
 
+// TestPaginationGivenUpEarly stops a listing while the next page, asked
+// for ahead, is still due: that request is given up and the server told.
+func TestPaginationGivenUpEarly(t *testing.T) {
+	paged := pagedTools(50, 0)
+	s, f := startFake(t, allCaps, func(f *fakeServer, m *wire) (any, error) {
+		switch {
+		case m.Method == "ping":
+			return map[string]any{}, nil
+		case strings.Contains(string(m.Params), `"c2"`):
+			<-f.done
+			return nil, noAnswer
+		}
+		return paged(f, m)
+	}, nil)
+	for _, err := range s.Tools(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
+	n := f.waitNote(t, "notifications/cancelled")
+	// ids: 1 initialize, 2 page 1, 3 page 2 (asked for ahead).
+	if !strings.Contains(string(n.Params), `"requestId":3`) {
+		t.Errorf("cancelled %s", n.Params)
+	}
+	if err := s.Ping(context.Background()); err != nil {
+		t.Fatalf("the session does not go on: %v", err)
+	}
+}
+
 func TestPaginationLoop(t *testing.T) {
 	s, _ := startFake(t, allCaps, pagedTools(50, 7), nil)
 	_, err := s.ListTools(context.Background())

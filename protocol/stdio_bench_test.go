@@ -315,6 +315,42 @@ func BenchmarkStdioFloorSequential(b *testing.B) {
 	}
 }
 
+// BenchmarkStdioHopSequential is the floor plus the one thing the design
+// adds before any JSON work: a reader goroutine that reads each answer
+// and hands it to the waiting caller (DESIGN.md: one reader goroutine).
+// Its ratio to BenchmarkStdioFloorSequential is what that handoff costs on
+// this machine; BenchmarkStdioCallToolSequential over it, what the rest of
+// the stack costs.
+func BenchmarkStdioHopSequential(b *testing.B) {
+	c := startFloorChild(b)
+	c.initialize(b)
+	answers := make(chan error)
+	go func() {
+		for {
+			err := c.skipLine()
+			answers <- err
+			if err != nil {
+				return
+			}
+		}
+	}()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.in.Write(floorEchoLine); err != nil {
+			b.Fatal(err)
+		}
+		if err := <-answers; err != nil {
+			b.Fatal(err)
+		}
+	}
+	c.in.(io.Closer).Close() // the child ends, and with it the reader
+	for err := range answers {
+		if err != nil {
+			break
+		}
+	}
+}
+
 func BenchmarkStdioCallToolSequential(b *testing.B) {
 	s := benchSession(b)
 	ctx := context.Background()
