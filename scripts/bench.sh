@@ -15,8 +15,11 @@
 #   "peak-B"); they are printed as they come.
 #
 #   scripts/bench.sh                         all packages below, -bench=.
-#   BENCH=Sequential BENCHTIME=2s scripts/bench.sh ./transport
-# The raw output is kept in .cache/bench/bench.txt.
+#   BENCH=Sequential BENCHTIME=2s COUNT=9 scripts/bench.sh ./transport
+# Each benchmark runs COUNT times (default 5) and the ratios are of the
+# medians: a shared machine's noise moves single runs by tens of percent.
+# The raw output of each run is kept in .cache/bench/ (the last one also
+# as bench.txt).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,12 +34,13 @@ for p in "${wanted[@]}"; do
 	if [[ -d "$p" ]]; then pkgs+=("$p"); else echo "bench: skipping $p (no such package)" >&2; fi
 done
 mkdir -p .cache/bench
-raw=.cache/bench/bench.txt
+raw=$(mktemp .cache/bench/bench.XXXXXX.txt) # runs at once do not mix
 
-go test -run='^$' -bench="${BENCH:-.}" -benchmem -benchtime="${BENCHTIME:-1s}" -count=1 "${pkgs[@]}" | tee "$raw"
+go test -run='^$' -bench="${BENCH:-.}" -benchmem -benchtime="${BENCHTIME:-1s}" -count="${COUNT:-5}" "${pkgs[@]}" | tee "$raw"
+cp "$raw" .cache/bench/bench.txt
 
 echo
-echo "== ratios to the floors (time per op; lower is better)"
+echo "== ratios to the floors (median time per op; lower is better)"
 awk '
 /^pkg: / { pkg = $2; next }
 /^Benchmark/ {
@@ -46,11 +50,17 @@ awk '
 	for (i = 3; i < NF; i++) if ($(i+1) == "ns/op") ns = $i
 	key = pkg SUBSEP name
 	if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
-	nsop[key] = ns
+	runs[key] = runs[key] " " ns
 	pkgOf[key] = pkg; nameOf[key] = name
 	if (index(name, "Floor") > 0) floor[key] = 1
 }
+function median(list,    v, m, i, j, t) {
+	m = split(list, v, " ")
+	for (i = 2; i <= m; i++) for (j = i; j > 1 && v[j-1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+	return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+}
 END {
+	for (k in runs) nsop[k] = median(runs[k])
 	for (k = 1; k <= n; k++) {
 		key = order[k]
 		if (key in floor) continue
