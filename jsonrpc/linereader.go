@@ -25,9 +25,11 @@ const maxEmptyReads = 100
 // Each line comes back as a new slice that the LineReader never writes to
 // again, so callers may keep it (and slices of it) for as long as they like.
 // Short lines are found in an internal buffer and copied out once. A line
-// longer than the buffer is read straight from the io.Reader into chunks
-// and copied once into the slice returned: about twice the line in memory
-// at peak, and no copy through the buffer.
+// longer than the buffer is read straight from the io.Reader, into one
+// slice sized from the last long line (returned as it is when the line
+// fits it, with no copy), else into chunks copied once into the slice
+// returned: at most about twice the line in memory at peak, and no copy
+// through the buffer.
 //
 // A LineReader is not safe for concurrent use.
 type LineReader struct {
