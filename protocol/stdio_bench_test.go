@@ -20,8 +20,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpwire/internal/peakheap"
 	"mcpwire/internal/proctest"
 	"mcpwire/protocol"
 	"mcpwire/transport"
@@ -264,46 +263,6 @@ func floorListLines() [][]byte {
 	return lines
 }
 
-// benchPeakHeap runs f a few times more, after the timed loop, sampling
-// the heap, and reports the peak above the heap before, per payload byte
-// ("peak/payload"). The GC runs eagerly meanwhile, so that the peak shows
-// what is held, not garbage the pacer let pile up. (The sampler is
-// transport's stdioPeakHeap; it runs outside the timed loop because the
-// eager GC about doubles the time of an 8 MiB call.)
-func benchPeakHeap(b *testing.B, f func()) {
-	defer debug.SetGCPercent(debug.SetGCPercent(5))
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > base && ms.HeapAlloc-base > peak.Load() {
-				peak.Store(ms.HeapAlloc - base)
-			}
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	for range 3 {
-		f()
-	}
-	close(stop)
-	<-sampled
-	b.ReportMetric(float64(peak.Load())/benchBigSize, "peak/payload")
-}
-
 // BenchmarkStdioFloorSequential is the floor of sequential calls: one
 // echo request line written, its answer line read, at a time.
 func BenchmarkStdioFloorSequential(b *testing.B) {
@@ -458,7 +417,7 @@ func BenchmarkStdioFloor8MiB(b *testing.B) {
 	for b.Loop() {
 		c.roundTrip(b, floorBigLine)
 	}
-	benchPeakHeap(b, func() { c.roundTrip(b, floorBigLine) })
+	peakheap.Report(b, benchBigSize, func() { c.roundTrip(b, floorBigLine) })
 }
 
 func BenchmarkStdioCallTool8MiB(b *testing.B) {
@@ -478,5 +437,5 @@ func BenchmarkStdioCallTool8MiB(b *testing.B) {
 	for b.Loop() {
 		call()
 	}
-	benchPeakHeap(b, call)
+	peakheap.Report(b, benchBigSize, call)
 }

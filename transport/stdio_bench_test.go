@@ -5,13 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"mcpwire/internal/peakheap"
 	"mcpwire/jsonrpc"
 )
 
@@ -124,46 +122,6 @@ func stdioBigParams() json.RawMessage {
 	return json.RawMessage(`["` + string(bytes.Repeat([]byte("x"), stdioBigSize)) + `"]`)
 }
 
-// stdioPeakHeap runs op a few times more, after the timed loop, sampling
-// the heap, and reports the peak above the heap before, per payload byte.
-// The GC runs eagerly meanwhile, so that the peak shows what is held, not
-// garbage the pacer let pile up; that is why it is not timed (it about
-// doubles the time of an 8 MiB call).
-func stdioPeakHeap(b *testing.B, op func()) {
-	b.StopTimer()
-	defer debug.SetGCPercent(debug.SetGCPercent(5))
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > base && ms.HeapAlloc-base > peak.Load() {
-				peak.Store(ms.HeapAlloc - base)
-			}
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	for range 3 {
-		op()
-	}
-	close(stop)
-	<-sampled
-	b.ReportMetric(float64(peak.Load())/stdioBigSize, "peak/payload")
-}
-
 // readBare reads one line of any length through r and keeps none of it:
 // the bytes pass through r's buffer only.
 func readBare(r *bufio.Reader) (int, error) {
@@ -200,7 +158,7 @@ func BenchmarkStdioFloor8MiB(b *testing.B) {
 	for b.Loop() {
 		op()
 	}
-	stdioPeakHeap(b, op)
+	peakheap.Report(b, stdioBigSize, op)
 }
 
 // BenchmarkStdioCall8MiB calls helperBig for its 8 MiB result.
@@ -219,7 +177,7 @@ func BenchmarkStdioCall8MiB(b *testing.B) {
 	for b.Loop() {
 		op()
 	}
-	stdioPeakHeap(b, op)
+	peakheap.Report(b, stdioBigSize, op)
 }
 
 // BenchmarkStdioEchoFloor8MiB echoes an 8 MiB line through a bare newline
@@ -247,7 +205,7 @@ func BenchmarkStdioEchoFloor8MiB(b *testing.B) {
 	for b.Loop() {
 		op()
 	}
-	stdioPeakHeap(b, op)
+	peakheap.Report(b, stdioBigSize, op)
 }
 
 // BenchmarkStdioEcho8MiB sends 8 MiB params to the JSON echo and gets them
@@ -268,5 +226,5 @@ func BenchmarkStdioEcho8MiB(b *testing.B) {
 	for b.Loop() {
 		op()
 	}
-	stdioPeakHeap(b, op)
+	peakheap.Report(b, stdioBigSize, op)
 }
