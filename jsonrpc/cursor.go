@@ -151,42 +151,70 @@ func scanString(d []byte, i int) (end int, plain bool) {
 // input when it is plain ASCII: copy it to keep it. Object stops at the
 // first error fn returns.
 func (c *Cursor) Object(fn func(key []byte) error) error {
+	return c.items('{', '}', func() error {
+		key, err := c.key()
+		if err != nil {
+			return err
+		}
+		at := c.i
+		if err := fn(key); err != nil {
+			return err
+		}
+		if c.i == at { // fn left the value
+			c.skip()
+		}
+		return nil
+	})
+}
+
+// key reads a member's name and colon at the cursor, and leaves the cursor
+// at the member's value.
+func (c *Cursor) key() ([]byte, error) {
+	d, i := c.data, c.i
+	if d[i] != '"' {
+		return nil, errMalformed
+	}
+	kend, plain := scanString(d, i)
+	if kend-i < 2 || d[kend-1] != '"' {
+		return nil, errMalformed
+	}
+	key := d[i+1 : kend-1]
+	if !plain && !plainASCII(key) {
+		k, err := unquoteValid(d[i:kend])
+		if err != nil {
+			return nil, err
+		}
+		key = []byte(k)
+	}
+	i = skipSpace(d, kend)
+	if i >= len(d) || d[i] != ':' {
+		return nil, errMalformed
+	}
+	i = skipSpace(d, i+1)
+	if i >= len(d) {
+		return nil, errMalformed
+	}
+	c.i = i
+	return key, nil
+}
+
+// items calls item for each member or element of the container at the
+// cursor (open and close are its brackets), with the cursor at it, then
+// moves past the container. item moves the cursor past what it reads.
+func (c *Cursor) items(open, close byte, item func() error) error {
 	d := c.data
-	if c.next() != '{' {
+	if c.next() != open {
 		return errMalformed
 	}
 	c.enter()
 	i := skipSpace(d, c.i+1)
-	for i < len(d) && d[i] != '}' {
-		if d[i] != '"' {
-			return errMalformed
-		}
-		kend, plain := scanString(d, i)
-		if kend-i < 2 || d[kend-1] != '"' {
-			return errMalformed
-		}
-		key := d[i+1 : kend-1]
-		if !plain && !plainASCII(key) {
-			k, err := unquoteValid(d[i:kend])
-			if err != nil {
-				return err
-			}
-			key = []byte(k)
-		}
-		i = skipSpace(d, kend)
-		if i >= len(d) || d[i] != ':' {
-			return errMalformed
-		}
-		i = skipSpace(d, i+1)
-		if i >= len(d) {
-			return errMalformed
-		}
+	for i < len(d) && d[i] != close {
 		c.i = i
-		if err := fn(key); err != nil {
+		if err := item(); err != nil {
 			return err
 		}
-		if c.i == i { // fn left the value: every value is at least a byte
-			c.skip()
+		if c.i == i { // nothing read: not JSON
+			return errMalformed
 		}
 		i = skipSpace(d, c.i)
 		if i < len(d) && d[i] == ',' {
@@ -215,31 +243,14 @@ func plainASCII(s []byte) bool {
 // with the cursor at the element, then moves past the array; the same
 // terms as Object.
 func (c *Cursor) Array(fn func() error) error {
-	d := c.data
-	if c.next() != '[' {
-		return errMalformed
-	}
-	c.enter()
-	i := skipSpace(d, c.i+1)
-	for i < len(d) && d[i] != ']' {
-		c.i = i
+	return c.items('[', ']', func() error {
+		at := c.i
 		if err := fn(); err != nil {
 			return err
 		}
-		if c.i == i {
+		if c.i == at { // fn left the element
 			c.skip()
-			if c.i == i {
-				return errMalformed
-			}
 		}
-		i = skipSpace(d, c.i)
-		if i < len(d) && d[i] == ',' {
-			i = skipSpace(d, i+1)
-		}
-	}
-	if i >= len(d) {
-		return errMalformed
-	}
-	c.i = i + 1
-	return nil
+		return nil
+	})
 }

@@ -99,14 +99,14 @@ func (v *validator) value(depth int) bool {
 		return v.str()
 	case c == '{':
 		k := v.open(v.i)
-		ok := v.object(depth)
+		ok := v.container(depth, '}')
 		if ok {
 			v.close(k)
 		}
 		return ok
 	case c == '[':
 		k := v.open(v.i)
-		ok := v.array(depth)
+		ok := v.container(depth, ']')
 		if ok {
 			v.close(k)
 		}
@@ -123,65 +123,40 @@ func (v *validator) value(depth int) bool {
 	return false
 }
 
-// object checks the object at v.i.
-func (v *validator) object(depth int) bool {
+// container checks the object (end '}') or array (end ']') at v.i.
+func (v *validator) container(depth int, end byte) bool {
+	d := v.data
 	v.i++
 	v.space()
-	if v.i < len(v.data) && v.data[v.i] == '}' {
+	if v.i < len(d) && d[v.i] == end {
 		v.i++
 		return true
 	}
 	for {
 		v.space()
-		if v.i >= len(v.data) || v.data[v.i] != '"' || !v.str() {
-			return false
+		if end == '}' { // a member's name and colon
+			if v.i >= len(d) || d[v.i] != '"' || !v.str() {
+				return false
+			}
+			v.space()
+			if v.i >= len(d) || d[v.i] != ':' {
+				return false
+			}
+			v.i++
+			v.space()
 		}
-		v.space()
-		if v.i >= len(v.data) || v.data[v.i] != ':' {
-			return false
-		}
-		v.i++
-		v.space()
 		if !v.value(depth + 1) {
 			return false
 		}
 		v.space()
-		if v.i >= len(v.data) {
+		if v.i >= len(d) {
 			return false
 		}
-		if v.data[v.i] == '}' {
+		if d[v.i] == end {
 			v.i++
 			return true
 		}
-		if v.data[v.i] != ',' {
-			return false
-		}
-		v.i++
-	}
-}
-
-// array checks the array at v.i.
-func (v *validator) array(depth int) bool {
-	v.i++
-	v.space()
-	if v.i < len(v.data) && v.data[v.i] == ']' {
-		v.i++
-		return true
-	}
-	for {
-		v.space()
-		if !v.value(depth + 1) {
-			return false
-		}
-		v.space()
-		if v.i >= len(v.data) {
-			return false
-		}
-		if v.data[v.i] == ']' {
-			v.i++
-			return true
-		}
-		if v.data[v.i] != ',' {
+		if d[v.i] != ',' {
 			return false
 		}
 		v.i++
