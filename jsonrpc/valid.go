@@ -97,16 +97,9 @@ func (v *validator) value(depth int) bool {
 	switch c := v.data[v.i]; {
 	case c == '"':
 		return v.str()
-	case c == '{':
+	case c == '{' || c == '[':
 		k := v.open(v.i)
-		ok := v.container(depth, '}')
-		if ok {
-			v.close(k)
-		}
-		return ok
-	case c == '[':
-		k := v.open(v.i)
-		ok := v.container(depth, ']')
+		ok := v.container(depth, c+2) // '}' or ']'
 		if ok {
 			v.close(k)
 		}
