@@ -29,6 +29,7 @@ import (
 
 	"mcpwire/internal/peakheap"
 	"mcpwire/internal/proctest"
+	"mcpwire/jsonrpc"
 	"mcpwire/protocol"
 	"mcpwire/transport"
 )
@@ -306,6 +307,59 @@ func BenchmarkStdioHopSequential(b *testing.B) {
 	for err := range answers {
 		if err != nil {
 			break
+		}
+	}
+}
+
+// BenchmarkStdioInlineSequential is the other half of that split: the
+// JSON work of a call (the request encoded, the answer line kept, checked,
+// decoded and its text taken) done by the caller itself, with no reader
+// goroutine and no handoff.
+func BenchmarkStdioInlineSequential(b *testing.B) {
+	c := startFloorChild(b)
+	c.initialize(b)
+	args := map[string]string{"text": "hello"}
+	var line []byte
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		a, err := jsonrpc.MarshalParams(args)
+		if err != nil {
+			b.Fatal(err)
+		}
+		params := jsonrpc.AppendString([]byte(`{"name":`), "echo")
+		params = append(append(append(params, `,"arguments":`...), a...), '}')
+		line, err = jsonrpc.AppendMessage(line[:0], &jsonrpc.Request{ID: jsonrpc.Int64ID(int64(i + 2)), Method: "tools/call", Params: params})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.in.Write(append(line, '\n')); err != nil {
+			b.Fatal(err)
+		}
+		answer, err := c.out.ReadSlice('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs, err := jsonrpc.DecodeMessage(bytes.Clone(answer[:len(answer)-1]))
+		if err != nil {
+			b.Fatal(err)
+		}
+		cur := msgs[0].(*jsonrpc.Response).Cursor()
+		var text string
+		err = cur.Object(func(key []byte) error {
+			if string(key) != "content" {
+				return nil
+			}
+			return cur.Array(func() error {
+				return cur.Object(func(key []byte) error {
+					if string(key) == "text" {
+						text, err = cur.String()
+					}
+					return err
+				})
+			})
+		})
+		if err != nil || text != "hello" {
+			b.Fatalf("text %q, %v", text, err)
 		}
 	}
 }
