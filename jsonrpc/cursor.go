@@ -22,6 +22,9 @@ type Cursor struct {
 	t     int
 }
 
+// NewCursor returns a Cursor at the start of data.
+func NewCursor(data []byte) *Cursor { return &Cursor{data: data} }
+
 // indexed returns the end of the value at the cursor and the index of the
 // span after it and all it holds, if it is in the index; plain says a
 // string has no escapes.
@@ -54,9 +57,6 @@ func (c *Cursor) enter() {
 		c.t++
 	}
 }
-
-// NewCursor returns a Cursor at the start of data.
-func NewCursor(data []byte) *Cursor { return &Cursor{data: data} }
 
 // next moves past spaces and returns the byte at the cursor (0 at the end).
 func (c *Cursor) next() byte {

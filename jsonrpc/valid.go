@@ -36,11 +36,11 @@ type validator struct {
 // index: smaller ones are as quick to scan as to look up.
 const indexMin = 96 // more than the byte-by-byte start of validator.str
 
-// A span is one indexed value (positions fit in an int32: longer input
-// is not indexed), in the order the values start (so each
-// container comes before what it holds): its bytes are data[start:end],
-// and next is the index of the first span after it and all it holds. For
-// a string, plain says it has no escapes.
+// A span is one indexed value: its bytes are data[start:end], and next is
+// the index of the first span after it and all it holds. Spans are in the
+// order their values start, so a container comes before what it holds.
+// For a string, plain says it has no escapes. Positions fit in an int32:
+// longer input is not indexed.
 type span struct {
 	start, end, next int32
 	plain            bool
