@@ -52,6 +52,9 @@ func small(c *jsonrpc.Cursor, key string, dst any) error {
 // together.
 func decodeToolsPage(c *jsonrpc.Cursor) ([]*Tool, error) {
 	var tools []*Tool
+	if c.Null() { // as encoding/json reads it: no tools
+		return nil, nil
+	}
 	err := c.Object(func(key []byte) error {
 		switch string(key) {
 		case "tools":

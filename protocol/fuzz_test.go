@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
 	"mcpwire/jsonrpc"
 	"reflect"
@@ -46,6 +47,13 @@ func FuzzDecodeResults(f *testing.F) {
 		_, _ = decodeCallResult(jsonrpc.NewCursor(data)) // never panics
 		_, _ = decodeToolsPage(jsonrpc.NewCursor(data))
 		_, _ = nextCursor(jsonrpc.NewCursor(data))
+		if string(bytes.TrimSpace(data)) == "null" { // encoding/json: an empty page
+			tools, err1 := decodeToolsPage(resultCursor(data))
+			next, err2 := nextCursor(resultCursor(data))
+			if tools != nil || next != nil || err1 != nil || err2 != nil {
+				t.Fatalf("null page: %v %v %v %v", tools, next, err1, err2)
+			}
+		}
 		type page struct {
 			Tools      []*Tool `json:"tools"`
 			NextCursor *string `json:"nextCursor,omitempty"`

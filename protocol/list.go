@@ -83,9 +83,13 @@ func paginate[T any](ctx context.Context, s *Session, method string, decode func
 	}
 }
 
-// nextCursor reads a page's nextCursor (nil when absent or null).
+// nextCursor reads a page's nextCursor (nil when absent or null, and for
+// a null page, which encoding/json reads as an empty one).
 func nextCursor(c *jsonrpc.Cursor) (*string, error) {
 	var next *string
+	if c.Null() {
+		return nil, nil
+	}
 	err := c.Object(func(key []byte) error {
 		if string(key) != "nextCursor" || c.Null() {
 			return nil
