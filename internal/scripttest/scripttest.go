@@ -2,7 +2,6 @@ package scripttest
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,8 +12,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"mcpwire/procgroup"
 )
 
 // Params says how to run scripts. The zero value runs scripts without a
@@ -108,9 +110,9 @@ type proc struct {
 	stdout  bytes.Buffer
 	stderr  bytes.Buffer
 	done    chan struct{}
+	group   *procgroup.Group
 	err     error // from Wait
 	timeout bool
-	cancel  context.CancelFunc
 }
 
 // runScript runs the script of data (a txtar archive) in the directory work
@@ -323,7 +325,7 @@ func (s *state) condition(cond string) (bool, error) {
 	case cond == "":
 		return false, errors.New("empty condition")
 	case cond == "unix":
-		ok = isUnix
+		ok = runtime.GOOS != "windows" && runtime.GOOS != "plan9" && runtime.GOOS != "js" && runtime.GOOS != "wasip1"
 	case cond == "ci":
 		ok = os.Getenv("CI") == "true"
 	case strings.HasPrefix(cond, "exec:"):
@@ -360,9 +362,8 @@ func (s *state) program(line string, neg byte, background bool, prog string, arg
 	} else if !filepath.IsAbs(prog) {
 		path = s.path(prog)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
-	p := &proc{line: line, neg: neg, done: make(chan struct{}), cancel: cancel}
-	p.cmd = exec.CommandContext(ctx, path, args...)
+	p := &proc{line: line, neg: neg, done: make(chan struct{})}
+	p.cmd = exec.Command(path, args...)
 	p.cmd.Dir = s.dir
 	p.cmd.Env = slices.Clone(s.env)
 	p.cmd.Stdout = &p.stdout
@@ -371,20 +372,24 @@ func (s *state) program(line string, neg byte, background bool, prog string, arg
 		p.cmd.Stdin = bytes.NewReader(s.stdin)
 		s.stdin = nil
 	}
-	setGroup(p.cmd)
-	p.cmd.Cancel = func() error { return killGroup(p.cmd) }
 	// Once the leader exited, do not wait long for grandchildren that hold
-	// the output pipes open: killGroup below ends them anyway.
+	// the output pipes open: the group is killed below anyway.
 	p.cmd.WaitDelay = 2 * time.Second
-	if err := p.cmd.Start(); err != nil {
-		cancel()
+	g, err := procgroup.Start(p.cmd)
+	if err != nil {
 		return fmt.Errorf("starting %s: %v", prog, err)
 	}
+	p.group = g
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(s.timeout, func() {
+		timedOut.Store(true)
+		g.Kill()
+	})
 	go func() {
-		p.err = p.cmd.Wait()
-		p.timeout = ctx.Err() != nil
-		killGroup(p.cmd) // whatever the program left in its group
-		cancel()
+		p.err = g.Wait()
+		timer.Stop()
+		p.timeout = timedOut.Load()
+		g.Kill() // whatever the program left in its group
 		close(p.done)
 	}()
 	if background {
@@ -448,8 +453,7 @@ func (s *state) wait() error {
 // killBackground kills and reaps the background programs left.
 func (s *state) killBackground() {
 	for _, p := range s.bg {
-		killGroup(p.cmd)
-		p.cancel()
+		p.group.Kill()
 		<-p.done
 	}
 	s.bg = nil
@@ -789,6 +793,3 @@ func splitLine(line string) ([]word, error) {
 	}
 	return words, nil
 }
-
-// errNotStarted is returned by killGroup for a command that never started.
-var errNotStarted = errors.New("scripttest: process not started")
