@@ -23,7 +23,6 @@ package peers
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -35,6 +34,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"mcpwire/procgroup"
 )
 
 // Paths of the peers, relative to the repository root.
@@ -189,16 +190,23 @@ func startNode(t testing.TB, what string, args, env []string, listens int) []str
 	cmd := exec.Command(node, append([]string{"--require", preload}, args...)...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), env...)
-	setGroup(cmd)
-	stdout, err := cmd.StdoutPipe()
+	// Pipes of our own: the group reaps the process at once, and exec
+	// would close its own pipes then, before they are read to the end.
+	stdout, outW, err := os.Pipe()
 	if err != nil {
 		t.Fatalf("peers: %s: %v", what, err)
 	}
-	stderr, err := cmd.StderrPipe()
+	stderr, errW, err := os.Pipe()
 	if err != nil {
 		t.Fatalf("peers: %s: %v", what, err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout, cmd.Stderr = outW, errW
+	g, err := procgroup.Start(cmd)
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		stdout.Close()
+		stderr.Close()
 		t.Fatalf("peers: starting %s: %v", what, err)
 	}
 	var (
@@ -209,10 +217,12 @@ func startNode(t testing.TB, what string, args, env []string, listens int) []str
 	drained.Add(2)
 	go func() {
 		defer drained.Done()
+		defer stdout.Close()
 		io.Copy(io.Discard, stdout)
 	}()
 	go func() {
 		defer drained.Done()
+		defer stderr.Close()
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 		found := 0
@@ -229,12 +239,12 @@ func startNode(t testing.TB, what string, args, env []string, listens int) []str
 	exited := make(chan error, 1)
 	go func() {
 		drained.Wait()
-		exited <- cmd.Wait()
+		exited <- g.Wait()
 	}()
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
-			killGroup(cmd)
+			g.Kill()
 			<-exited
 		})
 	}
@@ -282,6 +292,3 @@ func (b *tailBuffer) String() string {
 	defer b.mu.Unlock()
 	return strings.Join(b.lines, "\n")
 }
-
-// errNotStarted is returned by killGroup for a command that never started.
-var errNotStarted = errors.New("peers: process not started")
