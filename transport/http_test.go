@@ -61,18 +61,26 @@ func newFakeServer(t *testing.T, f *fakeServer) *fakeServer {
 	f.live = map[string]bool{}
 	f.hitSignal = make(chan struct{}, 1)
 	f.responses = make(chan *jsonrpc.Response, 16)
-	f.srv = httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
-	f.srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+	f.srv = startCounted(t, http.HandlerFunc(f.serve), &f.conns)
+	return f
+}
+
+// startCounted starts a test server for h that counts its open
+// connections in conns (so that a test can wait for none to be left), and
+// closes it at the end of the test.
+func startCounted(t *testing.T, h http.Handler, conns *sync.WaitGroup) *httptest.Server {
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
 		switch s {
 		case http.StateNew:
-			f.conns.Add(1)
+			conns.Add(1)
 		case http.StateClosed, http.StateHijacked:
-			f.conns.Done()
+			conns.Done()
 		}
 	}
-	f.srv.Start()
-	t.Cleanup(f.srv.Close)
-	return f
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 func (f *fakeServer) url() string { return f.srv.URL + "/mcp" }

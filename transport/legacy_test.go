@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -34,17 +33,7 @@ type legacyServer struct {
 func newLegacyServer(t *testing.T, _ bool) *legacyServer {
 	l := &legacyServer{streams: map[string]chan string{}}
 	l.endpoint = func(sess string) string { return "/messages?sessionId=" + sess }
-	l.srv = httptest.NewUnstartedServer(http.HandlerFunc(l.serve))
-	l.srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
-		switch s {
-		case http.StateNew:
-			l.conns.Add(1)
-		case http.StateClosed, http.StateHijacked:
-			l.conns.Done()
-		}
-	}
-	l.srv.Start()
-	t.Cleanup(l.srv.Close)
+	l.srv = startCounted(t, http.HandlerFunc(l.serve), &l.conns)
 	return l
 }
 
