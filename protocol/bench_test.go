@@ -204,14 +204,8 @@ func BenchmarkFloorList5000(b *testing.B) {
 	for b.Loop() {
 		for i := range pages {
 			fmt.Fprintf(p.cw, `{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":{"cursor":"c%d"}}`+"\n", i+1, i)
-			for {
-				_, err := r.ReadSlice('\n')
-				if err == nil {
-					break
-				}
-				if err != bufio.ErrBufferFull {
-					b.Fatal(err)
-				}
+			if err := skipLine(r); err != nil {
+				b.Fatal(err)
 			}
 		}
 	}
@@ -242,14 +236,18 @@ func BenchmarkFloor8MiB(b *testing.B) {
 	b.SetBytes(n)
 	for b.Loop() {
 		io.WriteString(p.cw, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big"}}`+"\n")
-		for {
-			_, err := r.ReadSlice('\n')
-			if err == nil {
-				break
-			}
-			if err != bufio.ErrBufferFull {
-				b.Fatal(err)
-			}
+		if err := skipLine(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// skipLine reads one line of any length through r and keeps none of it.
+func skipLine(r *bufio.Reader) error {
+	for {
+		_, err := r.ReadSlice('\n')
+		if err != bufio.ErrBufferFull {
+			return err
 		}
 	}
 }
