@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,23 +12,47 @@ import (
 )
 
 // allowedImports is the import graph of DESIGN.md: for each package of
-// ours, the packages of ours and the modules outside the standard library
-// it may import. internal/... may import anything of ours (test harnesses
-// and the demo server), but nothing of ours may import internal/ except
-// cli (for the demo server) and tests.
+// ours (by its path inside the module, "." for the command), the packages
+// of ours (also inside the module) and the modules outside the standard
+// library it may import. internal/... may import anything of ours (test
+// harnesses and the demo server), but nothing of ours may import internal/
+// except cli (for the demo server) and tests.
 var allowedImports = map[string][]string{
-	"mcpwire":           {"mcpwire/cli"},
-	"mcpwire/jsonrpc":   {},
-	"mcpwire/procgroup": {"golang.org/x/sys"},
-	"mcpwire/transport": {"mcpwire/jsonrpc", "mcpwire/procgroup"},
-	"mcpwire/protocol":  {"mcpwire/jsonrpc"},
-	"mcpwire/config":    {},
-	"mcpwire/oauth":     {},
-	"mcpwire/manager":   {"mcpwire/config", "mcpwire/transport", "mcpwire/protocol", "mcpwire/oauth", "mcpwire/jsonrpc"},
-	"mcpwire/cli":       {"mcpwire/manager", "mcpwire/config", "mcpwire/transport", "mcpwire/protocol", "mcpwire/oauth", "mcpwire/jsonrpc", "mcpwire/internal/demo", "golang.org/x/term"},
+	".":         {"cli"},
+	"jsonrpc":   {},
+	"procgroup": {"golang.org/x/sys"},
+	"transport": {"jsonrpc", "procgroup"},
+	"protocol":  {"jsonrpc"},
+	"config":    {},
+	"oauth":     {},
+	"manager":   {"config", "transport", "protocol", "oauth", "jsonrpc"},
+	"cli":       {"manager", "config", "transport", "protocol", "oauth", "jsonrpc", "internal/demo", "golang.org/x/term"},
+}
+
+// modulePath reads the module line of go.mod.
+func modulePath(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if m, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.TrimSpace(m)
+		}
+	}
+	t.Fatal("go.mod: no module line")
+	return ""
+}
+
+func TestModulePath(t *testing.T) {
+	if got, want := modulePath(t), "github.com/mcpwire/mcpwire"; got != want {
+		t.Fatalf("module path %q, want %q (DESIGN.md: go install …@latest must work)", got, want)
+	}
 }
 
 func TestDependencies(t *testing.T) {
+	mod := modulePath(t)
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -42,17 +67,14 @@ func TestDependencies(t *testing.T) {
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		pkg := "mcpwire"
-		if dir := filepath.ToSlash(filepath.Dir(path)); dir != "." {
-			pkg += "/" + dir
-		}
+		pkg := filepath.ToSlash(filepath.Dir(path))
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
 		if err != nil {
 			return err
 		}
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			if !allowed(pkg, p) {
+			if !allowed(mod, pkg, p) {
 				t.Errorf("%s: package %s may not import %s (see DESIGN.md, layers)", path, pkg, p)
 			}
 		}
@@ -63,22 +85,28 @@ func TestDependencies(t *testing.T) {
 	}
 }
 
-func allowed(pkg, imp string) bool {
+// allowed reports whether the package at pkg (a path inside the module)
+// may import imp (a full import path).
+func allowed(mod, pkg, imp string) bool {
+	ours := imp == mod || strings.HasPrefix(imp, mod+"/")
 	first, _, _ := strings.Cut(imp, "/")
-	isStd := !strings.Contains(first, ".") && first != "mcpwire"
-	if isStd {
-		return true
+	if !ours && !strings.Contains(first, ".") {
+		return true // the standard library
 	}
-	if strings.HasPrefix(pkg, "mcpwire/internal/") || strings.HasPrefix(pkg, "mcpwire/scripts/") {
-		// Test harnesses and the demo server: anything of ours and x/.
-		return first == "mcpwire" || strings.HasPrefix(imp, "golang.org/x/")
+	rel := strings.TrimPrefix(strings.TrimPrefix(imp, mod), "/")
+	if strings.HasPrefix(pkg, "internal/") || strings.HasPrefix(pkg, "scripts/") || strings.HasPrefix(pkg, "examples/") {
+		// Test harnesses, the demo server and examples: anything of ours and x/.
+		return ours || strings.HasPrefix(imp, "golang.org/x/")
 	}
 	rules, ok := allowedImports[pkg]
 	if !ok {
 		return false
 	}
 	for _, r := range rules {
-		if imp == r || strings.HasPrefix(imp, r+"/") {
+		if ours && (rel == r || strings.HasPrefix(rel, r+"/")) {
+			return true
+		}
+		if !ours && (imp == r || strings.HasPrefix(imp, r+"/")) {
 			return true
 		}
 	}

@@ -1,4 +1,4 @@
-module mcpwire
+module github.com/mcpwire/mcpwire
 
 go 1.26.0
 

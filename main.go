@@ -7,7 +7,7 @@ import (
 	"os"
 	"os/signal"
 
-	"mcpwire/cli"
+	"github.com/mcpwire/mcpwire/cli"
 )
 
 func main() {

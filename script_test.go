@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"mcpwire/internal/peers"
-	"mcpwire/internal/proctest"
-	"mcpwire/internal/scripttest"
+	"github.com/mcpwire/mcpwire/internal/peers"
+	"github.com/mcpwire/mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/internal/scripttest"
 )
 
 // The mcpwire binary that the scripts run, built once by TestMain; or the

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"mcpwire/config"
-	"mcpwire/manager"
-	"mcpwire/oauth"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/manager"
+	"github.com/mcpwire/mcpwire/oauth"
 )
 
 // authStatus is a server's login state for list: "-" for stdio, "not

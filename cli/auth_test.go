@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/internal/demo"
-	"mcpwire/oauth"
+	"github.com/mcpwire/mcpwire/internal/demo"
+	"github.com/mcpwire/mcpwire/oauth"
 )
 
 // leak marks every secret the fake authorization server hands out.

@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"mcpwire/jsonrpc"
-	"mcpwire/manager"
-	"mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/manager"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // interactionFlags say how server requests are answered without a person.

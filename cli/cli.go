@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/term"
 
-	"mcpwire/transport"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // Exit codes, documented and stable.

@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"mcpwire/config"
-	"mcpwire/manager"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/manager"
 )
 
 // loadConfig reads both scopes; warnings go to stderr (and to --json

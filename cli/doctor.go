@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"sync"
 
-	"mcpwire/config"
-	"mcpwire/manager"
-	"mcpwire/oauth"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/manager"
+	"github.com/mcpwire/mcpwire/oauth"
 )
 
 // doctorReport is one server's diagnosis in `mcpwire doctor --json`.

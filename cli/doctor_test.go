@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/internal/demo"
-	"mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/internal/demo"
+	"github.com/mcpwire/mcpwire/internal/proctest"
 )
 
 // doctorCheck is one phase of doctor --json.

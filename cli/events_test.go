@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/internal/proctest"
 )
 
 // TestEventsNDJSON parses --events output line by line over stdio and

@@ -19,7 +19,7 @@ import (
 func buildMcpwire(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "mcpwire")
-	cmd := exec.Command("go", "build", "-o", bin, "mcpwire")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/mcpwire/mcpwire")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build mcpwire: %v\n%s", err, out)

@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"strings"
 
-	"mcpwire/jsonrpc"
-	"mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // interactions builds the session callbacks: how elicitation and

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"mcpwire/internal/peers"
-	"mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/internal/peers"
+	"github.com/mcpwire/mcpwire/internal/proctest"
 )
 
 // TestInteropEverythingStdio runs test and call against the reference

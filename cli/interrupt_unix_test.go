@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/internal/proctest"
 )
 
 // TestInterruptCancelsCall sends SIGINT to mcpwire while a long call is in

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"mcpwire/config"
-	"mcpwire/manager"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/manager"
 )
 
 // listEntry is one server in `mcpwire list --json`.

@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"mcpwire/config"
-	"mcpwire/manager"
-	"mcpwire/oauth"
-	"mcpwire/protocol"
-	"mcpwire/transport"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/manager"
+	"github.com/mcpwire/mcpwire/oauth"
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // loginFlags are the flags of `mcpwire login`.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"mcpwire/manager"
+	"github.com/mcpwire/mcpwire/manager"
 )
 
 func runLogout(ctx context.Context, inv *invocation, args []string) error {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // describeContent renders tool or prompt content for people: text as is,

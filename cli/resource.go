@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"mcpwire/manager"
-	"mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/manager"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 func runRead(ctx context.Context, inv *invocation, args []string) error {

@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // rootsFrom turns directories (relative to dir) into file:// roots.

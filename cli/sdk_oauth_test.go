@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"mcpwire/internal/peers"
-	"mcpwire/internal/proctest"
-	"mcpwire/manager"
+	"github.com/mcpwire/mcpwire/internal/peers"
+	"github.com/mcpwire/mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/manager"
 )
 
 // TestSDKOAuthExample logs in to the TypeScript SDK's OAuth example server

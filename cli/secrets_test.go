@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"mcpwire/internal/demo"
-	"mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/internal/demo"
+	"github.com/mcpwire/mcpwire/internal/proctest"
 )
 
 // Sentinels: distinctive values that must never appear in any output.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"mcpwire/manager"
+	"github.com/mcpwire/mcpwire/manager"
 )
 
 // A sessionRun is one command's session with its server.

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"mcpwire/config"
-	"mcpwire/internal/demo"
-	"mcpwire/manager"
-	"mcpwire/protocol"
-	"mcpwire/transport"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/demo"
+	"github.com/mcpwire/mcpwire/manager"
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // targetFlags are the flags of every command that talks to a server.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"mcpwire/manager"
-	"mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/manager"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // testReport is `mcpwire test --json`.

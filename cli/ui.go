@@ -12,8 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"mcpwire/config"
-	"mcpwire/transport"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // An invocation is one run of one command: its output modes and the

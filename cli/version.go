@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"mcpwire/internal/demo"
-	"mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/internal/demo"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // Version is mcpwire's version, sent as clientInfo.version.

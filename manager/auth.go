@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"mcpwire/config"
-	"mcpwire/oauth"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/oauth"
 )
 
 // TokenStore returns the OAuth token store of the home folder.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/config"
-	"mcpwire/oauth"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/oauth"
 )
 
 func TestAuthStatusAndNeedsLogin(t *testing.T) {

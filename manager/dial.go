@@ -10,9 +10,9 @@ import (
 	"syscall"
 	"time"
 
-	"mcpwire/config"
-	"mcpwire/protocol"
-	"mcpwire/transport"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // DefaultStartup bounds connecting to a server: spawn or connect,

@@ -18,9 +18,9 @@ import (
 	"strings"
 	"time"
 
-	"mcpwire/oauth"
-	"mcpwire/protocol"
-	"mcpwire/transport"
+	"github.com/mcpwire/mcpwire/oauth"
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // Verdicts of a doctor check.

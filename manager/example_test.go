@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"mcpwire/config"
-	"mcpwire/manager"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/manager"
 )
 
 // exampleHome makes a home folder whose .mcp.json defines the servers

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/config"
-	"mcpwire/internal/demo"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/demo"
 )
 
 // demoEnv, set to 1 in a child's environment, makes the test binary run

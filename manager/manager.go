@@ -19,8 +19,8 @@ import (
 	"sync"
 	"time"
 
-	"mcpwire/config"
-	"mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // A State is where a server stands.

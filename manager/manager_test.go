@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/config"
-	"mcpwire/internal/proctest"
-	"mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // demoTools is how many tools the demo server has without --tools.

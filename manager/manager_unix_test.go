@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/internal/proctest"
 )
 
 // TestRefreshFailureKeepsList stops the server (SIGSTOP) after

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"testing"
 
-	"mcpwire/config"
-	"mcpwire/internal/demo"
-	"mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/demo"
+	"github.com/mcpwire/mcpwire/internal/proctest"
 )
 
 func TestRootsAreTheWorkingDirectory(t *testing.T) {

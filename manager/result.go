@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // DefaultMaxText is how much text a tool result keeps for a model.

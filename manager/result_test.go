@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 func TestMapResult(t *testing.T) {

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"mcpwire/config"
-	"mcpwire/jsonrpc"
-	"mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // Circuit breaker settings: after breakerAfter consecutive transport

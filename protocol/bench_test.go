@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // A pipeServer answers requests over real OS pipes from canned bytes, with

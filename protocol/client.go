@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // handle answers one server request, in a goroutine of its own. The

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // The hot results (tool lists and tool results) are taken apart by hand

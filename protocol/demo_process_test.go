@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/internal/demo"
-	"mcpwire/internal/proctest"
-	"mcpwire/protocol"
-	"mcpwire/transport"
+	"github.com/mcpwire/mcpwire/internal/demo"
+	"github.com/mcpwire/mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 const demoEnv = "MCPWIRE_PROTOCOL_TEST_DEMO"

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // A VersionError reports an initialize answer naming a protocol version

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // wire is any JSON-RPC message as the fake server sees it.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // events collects callback calls in order.

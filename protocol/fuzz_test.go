@@ -3,7 +3,7 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 	"reflect"
 	"testing"
 )

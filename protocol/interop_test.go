@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/internal/peers"
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/internal/peers"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // startEverything runs @modelcontextprotocol/server-everything over stdio

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"iter"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // maxPages bounds one listing, so that a server handing out endless

@@ -3,7 +3,7 @@ package protocol
 import (
 	"encoding/json"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // notify delivers one server notification; it runs on the reader

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // DefaultTimeout bounds each request unless [Options.Timeout] says

@@ -12,7 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 func TestVersionNegotiation(t *testing.T) {

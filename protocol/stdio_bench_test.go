@@ -27,11 +27,11 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/internal/peakheap"
-	"mcpwire/internal/proctest"
-	"mcpwire/jsonrpc"
-	"mcpwire/protocol"
-	"mcpwire/transport"
+	"github.com/mcpwire/mcpwire/internal/peakheap"
+	"github.com/mcpwire/mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 const benchServerEnv = "MCPWIRE_PROTOCOL_BENCH_SERVER"

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // CallTool calls the tool name with args (marshaled to a JSON object; nil

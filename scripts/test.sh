@@ -78,7 +78,7 @@ if [[ -z "${SKIP_FUZZ:-}" ]]; then
 	for t in "${targets[@]}"; do
 		read -r pkg name <<<"$t"
 		time=${FUZZTIME:-10s}
-		if [[ "$pkg" == "mcpwire/jsonrpc" && "$name" == "FuzzDecodeMessage" ]]; then
+		if [[ "$pkg" == "github.com/mcpwire/mcpwire/jsonrpc" && "$name" == "FuzzDecodeMessage" ]]; then
 			time=30s
 		fi
 		step "fuzz $pkg $name for $time"

@@ -56,7 +56,7 @@ import (
 	"sync"
 	"time"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // HTTP describes a server reached over the streamable HTTP transport (or

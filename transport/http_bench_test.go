@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // benchServer answers every POST with a small JSON-RPC result carrying

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // A hit is one request the fake server received.

@@ -16,7 +16,7 @@ import (
 	"net/url"
 	"strings"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // A legacyConn is the POST side of an HTTP+SSE connection.

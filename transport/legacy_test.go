@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // A legacyServer speaks the 2024-11-05 HTTP+SSE transport: GET /sse opens

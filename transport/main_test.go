@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // helperEnv names the helper a re-executed test binary runs.

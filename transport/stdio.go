@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"mcpwire/jsonrpc"
-	"mcpwire/procgroup"
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/procgroup"
 )
 
 // DefaultStderrLimit is how much of a stdio server's stderr is kept when

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"mcpwire/internal/peakheap"
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/internal/peakheap"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // The floor of these benchmarks is a bare newline echo through the same

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/internal/proctest"
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // hang bounds every wait of these tests, so that a bug fails instead of

@@ -5,7 +5,7 @@
 //
 // It serves MCP over stdio (newline-delimited JSON-RPC on stdin and stdout,
 // logs on stderr) or, with --http ADDR, over streamable HTTP at /mcp. It
-// keeps its own small wire structs and does not import mcpwire/protocol, so
+// keeps its own small wire structs and does not import github.com/mcpwire/mcpwire/protocol, so
 // that it is an independent peer of the client.
 //
 // # Tools

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // TestMain runs the demo as a child process when DEMO_CHILD_ARGS is set

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 func FuzzCursor(f *testing.F) {

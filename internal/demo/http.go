@@ -35,7 +35,7 @@ import (
 	"sync"
 	"time"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 const (

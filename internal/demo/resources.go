@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 const readmeText = "# mcpwire demo server\n\nThis server ships inside mcpwire so that you can try every part of MCP " +

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"sync"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // latestVersion is answered when the client asks for a version the demo

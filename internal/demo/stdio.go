@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 const garbageLine = "demo: this line is not JSON-RPC (--garbage)\n"

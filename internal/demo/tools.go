@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // maxBig bounds the big tool's answer.

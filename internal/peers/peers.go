@@ -35,7 +35,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/procgroup"
+	"github.com/mcpwire/mcpwire/procgroup"
 )
 
 // Paths of the peers, relative to the repository root.

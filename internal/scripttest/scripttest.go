@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpwire/procgroup"
+	"github.com/mcpwire/mcpwire/procgroup"
 )
 
 // Params says how to run scripts. The zero value runs scripts without a
