@@ -13,6 +13,8 @@ import (
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
+// renewSession starts a new session after the server forgot old: it sends
+// the remembered initialize again (its answer is kept from Read), takes the
 // new session id, and sends notifications/initialized.
 func (c *HTTPConn) renewSession(ctx context.Context, old string) error {
 	c.reinitMu.Lock()

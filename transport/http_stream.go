@@ -215,6 +215,3 @@ func (c *HTTPConn) listenLoop(ready chan struct{}) {
 		}
 	}
 }
-
-// renewSession starts a new session after the server forgot old: it sends
-// the remembered initialize again (its answer is kept from Read), takes the
