@@ -12,6 +12,11 @@ import (
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
+// An Error is a JSON-RPC error answer: what a server answered instead of
+// a result (find it with errors.As), or what a callback (Elicit, Sample)
+// returns to answer a server's request with an error.
+type Error = jsonrpc.Error
+
 // A VersionError reports an initialize answer naming a protocol version
 // this package does not speak.
 type VersionError struct {
