@@ -3,14 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,173 +16,25 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/internal/demo"
+	"github.com/mcpwire/mcpwire/internal/fakeauth"
 	"github.com/mcpwire/mcpwire/oauth"
 )
 
 // leak marks every secret the fake authorization server hands out.
-const leak = "LEAKxyz"
+const leak = fakeauth.Leak
 
 // TestMain doubles as the BROWSER program of the login tests: run with
-// MCPWIRE_TEST_BROWSER=1 and the authorization URL, it fetches the URL
-// without following the redirect and delivers the redirect to the
-// loopback callback, like a user who approves at once.
+// MCPWIRE_TEST_BROWSER=1 and the authorization URL, it approves at once,
+// like a user.
 func TestMain(m *testing.M) {
 	if os.Getenv("MCPWIRE_TEST_BROWSER") == "1" && len(os.Args) == 2 {
-		os.Exit(fakeBrowser(os.Args[1]))
+		if err := fakeauth.Approve(os.Args[1]); err != nil {
+			fmt.Fprintln(os.Stderr, "browser:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
-}
-
-func fakeBrowser(authURL string) int {
-	c := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.Get(authURL)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "browser:", err)
-		return 1
-	}
-	resp.Body.Close()
-	loc := resp.Header.Get("Location")
-	if loc == "" {
-		fmt.Fprintln(os.Stderr, "browser: no redirect")
-		return 1
-	}
-	resp, err = c.Get(loc)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "browser:", err)
-		return 1
-	}
-	resp.Body.Close()
-	return 0
-}
-
-// fakeServer is an MCP server (the demo) behind a small OAuth
-// authorization server on one httptest server.
-type fakeServer struct {
-	srv  *httptest.Server
-	base string
-
-	mu         sync.Mutex
-	authScopes [][]string          // scope of each authorization request
-	access     map[string][]string // access token -> scopes
-	refresh    map[string][]string
-	codes      map[string][2]string // code -> challenge, scope
-	refreshes  int
-	revoked    int
-	needScope  string // tools/call needs this scope (403 otherwise)
-	neverGrant string // a scope the server never grants
-	n          int
-}
-
-func newFakeServer(t *testing.T) *fakeServer {
-	f := &fakeServer{access: map[string][]string{}, refresh: map[string][]string{}, codes: map[string][2]string{}}
-	h := demo.NewHTTPHandler(demo.Options{})
-	mux := http.NewServeMux()
-	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
-		writeJSONResp(w, map[string]any{"resource": f.base + "/mcp", "authorization_servers": []string{f.base},
-			"scopes_supported": []string{"mcp:read"}})
-	})
-	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		writeJSONResp(w, map[string]any{"issuer": f.base, "authorization_endpoint": f.base + "/authorize",
-			"token_endpoint": f.base + "/token", "registration_endpoint": f.base + "/register",
-			"revocation_endpoint": f.base + "/revoke", "code_challenge_methods_supported": []string{"S256"},
-			"token_endpoint_auth_methods_supported": []string{"client_secret_post"}})
-	})
-	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
-		var req map[string]any
-		json.NewDecoder(r.Body).Decode(&req)
-		w.WriteHeader(http.StatusCreated)
-		writeJSONResp(w, map[string]any{"client_id": "client-1", "client_secret": "csecret-" + leak,
-			"token_endpoint_auth_method": "client_secret_post", "redirect_uris": req["redirect_uris"]})
-	})
-	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		f.mu.Lock()
-		f.n++
-		code := fmt.Sprintf("code-%s-%d", leak, f.n)
-		f.codes[code] = [2]string{q.Get("code_challenge"), q.Get("scope")}
-		f.authScopes = append(f.authScopes, strings.Fields(q.Get("scope")))
-		f.mu.Unlock()
-		u, _ := url.Parse(q.Get("redirect_uri"))
-		v := url.Values{"code": {code}, "state": {q.Get("state")}}
-		u.RawQuery = v.Encode()
-		http.Redirect(w, r, u.String(), http.StatusFound)
-	})
-	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
-		r.ParseForm()
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		if r.PostForm.Get("client_secret") != "csecret-"+leak {
-			w.WriteHeader(http.StatusUnauthorized)
-			writeJSONResp(w, map[string]any{"error": "invalid_client"})
-			return
-		}
-		var scopes []string
-		switch r.PostForm.Get("grant_type") {
-		case "authorization_code":
-			c, ok := f.codes[r.PostForm.Get("code")]
-			sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-			if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != c[0] {
-				w.WriteHeader(http.StatusBadRequest)
-				writeJSONResp(w, map[string]any{"error": "invalid_grant"})
-				return
-			}
-			delete(f.codes, r.PostForm.Get("code"))
-			scopes = slices.DeleteFunc(strings.Fields(c[1]), func(s string) bool { return s == f.neverGrant })
-		case "refresh_token":
-			s, ok := f.refresh[r.PostForm.Get("refresh_token")]
-			if !ok {
-				w.WriteHeader(http.StatusBadRequest)
-				writeJSONResp(w, map[string]any{"error": "invalid_grant"})
-				return
-			}
-			f.refreshes++
-			scopes = s
-		}
-		f.n++
-		at, rt := fmt.Sprintf("at-%s-%d", leak, f.n), fmt.Sprintf("rt-%s-%d", leak, f.n)
-		f.access[at], f.refresh[rt] = scopes, scopes
-		writeJSONResp(w, map[string]any{"access_token": at, "refresh_token": rt, "token_type": "Bearer",
-			"expires_in": 3600, "scope": strings.Join(scopes, " ")})
-	})
-	mux.HandleFunc("/revoke", func(w http.ResponseWriter, r *http.Request) {
-		f.mu.Lock()
-		f.revoked++
-		f.mu.Unlock()
-	})
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		meta := f.base + "/.well-known/oauth-protected-resource/mcp"
-		f.mu.Lock()
-		scopes, ok := f.access[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
-		need := f.needScope
-		f.mu.Unlock()
-		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+meta+`", scope="mcp:read"`)
-			http.Error(w, "token required", http.StatusUnauthorized)
-			return
-		}
-		if need != "" && r.Method == http.MethodPost && !slices.Contains(scopes, need) {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			if strings.Contains(string(body), `"tools/call"`) {
-				w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="mcp:read `+need+`", resource_metadata="`+meta+`"`)
-				http.Error(w, "more scope needed", http.StatusForbidden)
-				return
-			}
-		}
-		h.ServeHTTP(w, r)
-	})
-	f.srv = httptest.NewServer(mux)
-	f.base = f.srv.URL
-	t.Cleanup(func() {
-		f.srv.Close()
-		h.Close()
-	})
-	return f
-}
-
-func writeJSONResp(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(v)
 }
 
 // runner runs mcpwire in-process with one home folder and collects every
@@ -223,9 +71,9 @@ func (r *runner) run(want int, args ...string) (stdout, stderr string) {
 }
 
 func TestLoginCallLogout(t *testing.T) {
-	f := newFakeServer(t)
+	f := fakeauth.New(t)
 	r := newRunner(t)
-	r.run(0, "add", "srv", "--url", f.base+"/mcp")
+	r.run(0, "add", "srv", "--url", f.URL+"/mcp")
 
 	// No token: exit 4 naming the login, no browser.
 	_, stderr := r.run(ExitAuth, "call", "srv", "echo", "text=hi")
@@ -242,7 +90,7 @@ func TestLoginCallLogout(t *testing.T) {
 	if !strings.Contains(stdout, "logged in to srv (scopes mcp:read, expires ") {
 		t.Fatalf("login said:\n%s", stdout)
 	}
-	if !strings.Contains(stderr, f.base+"/authorize?") {
+	if !strings.Contains(stderr, f.URL+"/authorize?") {
 		t.Fatalf("login did not print the URL:\n%s", stderr)
 	}
 	tokenFile := filepath.Join(r.home, "mcp-tokens", "srv.json")
@@ -273,23 +121,23 @@ func TestLoginCallLogout(t *testing.T) {
 		t.Fatalf("list with an expired token:\n%s", stdout)
 	}
 	r.run(0, "call", "srv", "echo", "text=again")
-	if f.refreshes != 1 {
-		t.Fatalf("%d refreshes, want 1", f.refreshes)
+	if f.Refreshes != 1 {
+		t.Fatalf("%d refreshes, want 1", f.Refreshes)
 	}
 	checkMode(t, tokenFile)
 
 	// Step-up: tools/call needs more scope; the next login asks for the union.
-	f.mu.Lock()
-	f.needScope = "mcp:write"
-	f.mu.Unlock()
+	f.Mu.Lock()
+	f.NeedScope = "mcp:write"
+	f.Mu.Unlock()
 	_, stderr = r.run(ExitAuth, "call", "srv", "echo", "text=hi")
 	if !strings.Contains(stderr, "mcpwire login srv") || !strings.Contains(stderr, "mcp:write") {
 		t.Fatalf("step-up failure:\n%s", stderr)
 	}
 	r.run(0, "login", "srv")
-	f.mu.Lock()
-	last := f.authScopes[len(f.authScopes)-1]
-	f.mu.Unlock()
+	f.Mu.Lock()
+	last := f.AuthScopes[len(f.AuthScopes)-1]
+	f.Mu.Unlock()
 	if !slices.Contains(last, "mcp:write") || !slices.Contains(last, "mcp:read") {
 		t.Fatalf("step-up login asked for %v", last)
 	}
@@ -299,8 +147,8 @@ func TestLoginCallLogout(t *testing.T) {
 	}
 
 	stdout, _ = r.run(0, "logout", "srv")
-	if !strings.Contains(stdout, "logged out of srv") || f.revoked == 0 {
-		t.Fatalf("logout: %q, %d revocations", stdout, f.revoked)
+	if !strings.Contains(stdout, "logged out of srv") || f.Revoked == 0 {
+		t.Fatalf("logout: %q, %d revocations", stdout, f.Revoked)
 	}
 	if _, err := os.Stat(tokenFile); !os.IsNotExist(err) {
 		t.Fatalf("token file still there: %v", err)
@@ -317,10 +165,10 @@ func TestLoginCallLogout(t *testing.T) {
 }
 
 func TestStepUpLimit(t *testing.T) {
-	f := newFakeServer(t)
-	f.needScope, f.neverGrant = "mcp:admin", "mcp:admin"
+	f := fakeauth.New(t)
+	f.NeedScope, f.NeverGrant = "mcp:admin", "mcp:admin"
 	r := newRunner(t)
-	r.run(0, "add", "srv", "--url", f.base+"/mcp")
+	r.run(0, "add", "srv", "--url", f.URL+"/mcp")
 	for i := 0; i < 3; i++ {
 		r.run(0, "login", "srv", "--json")
 		r.run(ExitAuth, "call", "srv", "echo", "text=hi")
@@ -329,7 +177,7 @@ func TestStepUpLimit(t *testing.T) {
 	if !strings.Contains(stderr, "too many authorization attempts") {
 		t.Fatalf("fourth login:\n%s", stderr)
 	}
-	if n := len(f.authScopes); n != 3 {
+	if n := len(f.AuthScopes); n != 3 {
 		t.Fatalf("%d authorization requests, want 3", n)
 	}
 	checkMode(t, filepath.Join(r.home, "mcp-tokens", ".stepup-srv.json"))
@@ -341,10 +189,10 @@ func TestStepUpLimit(t *testing.T) {
 }
 
 func TestLoginAdHocURLAndNoBrowser(t *testing.T) {
-	f := newFakeServer(t)
+	f := fakeauth.New(t)
 	r := newRunner(t)
-	u := f.base + "/mcp"
-	host := strings.TrimPrefix(f.base, "http://")
+	u := f.URL + "/mcp"
+	host := strings.TrimPrefix(f.URL, "http://")
 	// --no-browser: the redirected address is pasted on stdin. Fetch it
 	// the way a person's browser would, from the printed URL.
 	var out, errb bytes.Buffer
