@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -43,8 +44,12 @@ type Options struct {
 	Config *config.Config
 	// Home is the home folder, for approvals and token files.
 	Home string
-	// Environ is the host environment stdio servers' environments are
-	// chosen from; nil means none of it.
+	// Environ is the host environment that stdio servers' environments
+	// are chosen from, by the policy of transport.ChildEnv (PATH, HOME,
+	// USER, the locale, TMPDIR, proxy and CA variables, and on Windows
+	// the system's own; then the definition's env; no other variable of
+	// the host). nil means this process's environment (os.Environ); an
+	// empty, non-nil slice means none of it.
 	Environ []string
 	// Logf, when set, is told about servers starting, failing and
 	// reconnecting. It is never given a secret.
@@ -62,11 +67,16 @@ type Options struct {
 	Dir string
 	// OnProgress receives progress notifications of calls.
 	OnProgress func(server string, p protocol.ProgressParams)
-	// HTTPClient returns the client for an HTTP server (with the OAuth
-	// transport when it needs a login); nil means a plain client.
+	// HTTPClient returns the client for an HTTP server. nil means
+	// AuthClientFor(Home): the OAuth token store of Home, whose tokens
+	// are sent to their server only and refreshed before they expire;
+	// without a Home, a client that sends no token. Redirects are
+	// refused either way.
 	HTTPClient func(s *config.Server) *http.Client
-	// NeedsLogin, when set, says whether an HTTP server needs a login
-	// before it can be used (no usable token): it is then not started.
+	// NeedsLogin says whether an HTTP server needs a login before it can
+	// be used; it is then not started, and its state says so. nil means
+	// NeedsLogin(Home, s) when Home is set (an oauth section or a token
+	// file, and no token that is valid or can be refreshed), else never.
 	NeedsLogin func(s *config.Server) bool
 	// StartupTimeout bounds each server's start: connect, initialize and
 	// the first full tool list (default DefaultStartup).
@@ -108,6 +118,16 @@ func New(opts Options) (*Manager, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ()
+	}
+	if opts.HTTPClient == nil && opts.Home != "" {
+		opts.HTTPClient = AuthClientFor(opts.Home)
+	}
+	if opts.NeedsLogin == nil && opts.Home != "" {
+		home := opts.Home
+		opts.NeedsLogin = func(s *config.Server) bool { return NeedsLogin(home, s) }
 	}
 	m := &Manager{opts: opts}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
