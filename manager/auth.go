@@ -2,7 +2,6 @@ package manager
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -242,11 +241,4 @@ func rpcMethod(req *http.Request) string {
 		return batch[0].Method
 	}
 	return ""
-}
-
-// Logout revokes the tokens of name where the authorization server
-// offers revocation and deletes its token file (ClearStepUp forgets a
-// pending step-up).
-func Logout(ctx context.Context, client *http.Client, store *oauth.Store, name string) error {
-	return oauth.Logout(ctx, client, store, name)
 }

@@ -3,6 +3,9 @@ package manager
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpwire/mcpwire/oauth"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // Phases of a server's life, named in errors.
@@ -46,3 +49,32 @@ func (e *ServerError) Reason() string {
 }
 
 func (e *ServerError) Unwrap() error { return e.Err }
+
+// The errors of the layers below that an agent branches on, so that it
+// need not import them: test with errors.Is and errors.As.
+var (
+	// ErrLoginRequired matches every error that says a login is needed.
+	ErrLoginRequired = oauth.ErrLoginRequired
+	// ErrNoClientID: the authorization server needs a pre-registered
+	// client (LoginOptions.ClientID, or the definition's oauth.client_id).
+	ErrNoClientID = oauth.ErrNoClientID
+	// ErrPKCEUnsupported: the authorization server does not offer PKCE
+	// S256, which MCP requires.
+	ErrPKCEUnsupported = oauth.ErrPKCEUnsupported
+	// ErrTooManyAttempts: the server kept asking for more scope.
+	ErrTooManyAttempts = oauth.ErrTooManyAttempts
+)
+
+type (
+	// A LoginRequiredError says why a server needs a login.
+	LoginRequiredError = oauth.LoginRequiredError
+	// A StepUpError says the server needs more scope than the token
+	// holds; the next Login asks for it.
+	StepUpError = oauth.StepUpError
+	// A ResourceMismatchError or IssuerMismatchError says the server's
+	// OAuth metadata does not match it: no login goes on.
+	ResourceMismatchError = oauth.ResourceMismatchError
+	IssuerMismatchError   = oauth.IssuerMismatchError
+	// An ExitError says a stdio server's process ended.
+	ExitError = transport.ExitError
+)

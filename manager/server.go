@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/config"
-	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
@@ -308,7 +307,7 @@ func (s *server) call(ctx context.Context, tool string, args any) (*Result, erro
 // transportFailure says whether err is a broken connection or a timeout,
 // rather than the server's answer.
 func transportFailure(err error) bool {
-	var je *jsonrpc.Error
+	var je *protocol.Error
 	if errors.As(err, &je) {
 		return false
 	}
