@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/manager"
-	"github.com/mcpwire/mcpwire/oauth"
 )
 
 // authStatus is a server's login state for list: "-" for stdio, "not
@@ -37,16 +36,7 @@ func (inv *invocation) needsLogin(home string) func(*config.Server) bool {
 // tokenSecrets registers the secrets of a server's token file, so that
 // no output of this run can show them.
 func (inv *invocation) tokenSecrets(home, name string) {
-	rec, _, err := manager.TokenStore(home).Load(name)
-	if err != nil || rec == nil {
-		return
-	}
-	if rec.Token != nil {
-		inv.addSecrets(rec.Token.AccessToken, rec.Token.RefreshToken)
-	}
-	if rec.Client != nil {
-		inv.addSecrets(rec.Client.ClientSecret)
-	}
+	inv.addSecrets(manager.TokenSecrets(home, name)...)
 }
 
 // authHome is the home folder of the token files: the target's, else the
@@ -83,8 +73,8 @@ func (inv *invocation) authClient(t *target) *http.Client {
 // authFailure fills f for a run that needs a login (exit 4) and reports
 // whether err was one. Nothing here opens a browser.
 func authFailure(f *failure, name string, err error) bool {
-	var lr *oauth.LoginRequiredError
-	var su *oauth.StepUpError
+	var lr *manager.LoginRequiredError
+	var su *manager.StepUpError
 	switch {
 	case errors.As(err, &su):
 		f.code, f.phase = ExitAuth, manager.PhaseAuth
@@ -94,7 +84,7 @@ func authFailure(f *failure, name string, err error) bool {
 		f.code, f.phase = ExitAuth, manager.PhaseAuth
 		f.err = lr
 		f.hints = append(f.hints, "log in first: mcpwire login "+name)
-	case errors.Is(err, oauth.ErrLoginRequired):
+	case errors.Is(err, manager.ErrLoginRequired):
 		f.code, f.phase = ExitAuth, manager.PhaseAuth
 		f.hints = append(f.hints, "log in first: mcpwire login "+name)
 	default:

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/manager"
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -93,7 +92,7 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 			return err // interrupted: cancelled was sent; exit 130
 		}
 		f := inv.serverFailure(t.spec, conn.Explain(manager.PhaseCall, err)).(*failure)
-		var je *jsonrpc.Error
+		var je *protocol.Error
 		if errors.As(err, &je) {
 			f.hints = append(f.hints, "the server answered with an error; check the tool's arguments")
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/manager"
-	"github.com/mcpwire/mcpwire/oauth"
 )
 
 // doctorReport is one server's diagnosis in `mcpwire doctor --json`.
@@ -150,7 +149,7 @@ func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *mana
 	defer cancel()
 	opts := &manager.DoctorOptions{Definition: def, Dial: manager.DialOptions{Environ: inv.env.Environ()}}
 	if home != "" {
-		opts.Tokens = oauth.NewStore(home)
+		opts.Tokens = manager.TokenStore(home)
 		if spec.Transport != "stdio" {
 			// A logged-in server is checked with its token (never shown).
 			opts.Dial.HTTPClient = manager.AuthClient(home, spec.Name, spec.URL)

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
@@ -113,7 +112,7 @@ func sampleFrom(canned json.RawMessage) func(context.Context, json.RawMessage) (
 		<-next
 		defer func() { next <- nil }()
 		if len(list) == 0 {
-			return nil, &jsonrpc.Error{Code: -1, Message: "no canned sampling answer"}
+			return nil, &protocol.Error{Code: -1, Message: "no canned sampling answer"}
 		}
 		r := list[min(i, len(list)-1)]
 		i++

@@ -2,7 +2,7 @@ package cli
 
 import (
 	"context"
-	"net/http"
+	"errors"
 	"strings"
 	"time"
 
@@ -25,20 +25,20 @@ func runLogout(ctx context.Context, inv *invocation, args []string) error {
 		return err
 	}
 	if strings.HasPrefix(name, "http://") || strings.HasPrefix(name, "https://") {
-		name = urlName(name)
+		name = manager.URLName(name)
 	}
-	store := manager.TokenStore(home)
-	rec, _, lerr := store.Load(name)
-	if rec != nil {
-		if rec.Token != nil {
-			inv.addSecrets(rec.Token.AccessToken, rec.Token.RefreshToken)
+	inv.addSecrets(manager.TokenSecrets(home, name)...)
+	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	res, err := manager.Logout(rctx, home, name)
+	if err != nil {
+		var se *manager.ServerError
+		if errors.As(err, &se) {
+			err = errors.New(se.Reason())
 		}
-		if rec.Client != nil {
-			inv.addSecrets(rec.Client.ClientSecret)
-		}
+		return &failure{code: ExitServer, server: name, phase: manager.PhaseAuth, err: err}
 	}
-	_ = manager.ClearStepUp(home, name)
-	if rec == nil && lerr == nil {
+	if !res.LoggedIn {
 		if inv.json {
 			inv.writeJSON(map[string]any{"schema": 1, "ok": true, "server": name, "loggedIn": false})
 			return nil
@@ -46,22 +46,10 @@ func runLogout(ctx context.Context, inv *invocation, args []string) error {
 		inv.eprintf("mcpwire: %s: not logged in; nothing to forget\n", name)
 		return nil
 	}
-	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	revoked := rec != nil && rec.RevocationEndpoint != ""
-	err = manager.Logout(rctx, client, store, name)
-	if err != nil && rec != nil {
-		if r2, _, e2 := store.Load(name); e2 == nil && r2 == nil {
-			// The file is gone; only the revocation failed.
-			inv.eprintf("mcpwire: warning: %s: the server did not confirm the revocation: %s\n", name, clean(err.Error()))
-			revoked = false
-			err = nil
-		}
+	if res.RevokeErr != nil {
+		inv.eprintf("mcpwire: warning: %s: the server did not confirm the revocation: %s\n", name, clean(res.RevokeErr.Error()))
 	}
-	if err != nil {
-		return &failure{code: ExitServer, server: name, phase: manager.PhaseAuth, err: err}
-	}
+	revoked := res.Revoked
 	if inv.json {
 		inv.writeJSON(map[string]any{"schema": 1, "ok": true, "server": name, "loggedIn": true, "revoked": revoked})
 		return nil

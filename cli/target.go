@@ -14,7 +14,6 @@ import (
 	"github.com/mcpwire/mcpwire/internal/demo"
 	"github.com/mcpwire/mcpwire/manager"
 	"github.com/mcpwire/mcpwire/protocol"
-	"github.com/mcpwire/mcpwire/transport"
 )
 
 // targetFlags are the flags of every command that talks to a server.
@@ -83,7 +82,7 @@ func (inv *invocation) resolveTarget(ctx context.Context, tf *targetFlags, pos, 
 	case len(pos) == 0:
 		return nil, nil, usageErr("no TARGET: give a server name, an http(s):// URL, --demo, or -- COMMAND ARGS")
 	case strings.HasPrefix(pos[0], "http://") || strings.HasPrefix(pos[0], "https://"):
-		spec := &manager.Spec{Name: urlName(pos[0]), Transport: "http", URL: pos[0], Header: map[string]string{}}
+		spec := &manager.Spec{Name: manager.URLName(pos[0]), Transport: "http", URL: pos[0], Header: map[string]string{}}
 		for _, h := range tf.headers {
 			k, v, _ := strings.Cut(h, ":")
 			spec.Header[strings.TrimSpace(k)] = strings.TrimSpace(v)
@@ -92,18 +91,6 @@ func (inv *invocation) resolveTarget(ctx context.Context, tf *targetFlags, pos, 
 	}
 	t, err := inv.configuredTarget(ctx, pos[0])
 	return t, pos[1:], err
-}
-
-// urlName is the name an ad-hoc URL server goes by: its host.
-func urlName(raw string) string {
-	rest := raw[strings.Index(raw, "//")+2:]
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
-	}
-	if i := strings.LastIndex(rest, "@"); i >= 0 {
-		rest = rest[i+1:]
-	}
-	return rest
 }
 
 // startHTTPDemo serves the demo server over streamable HTTP on a loopback
@@ -220,7 +207,7 @@ func (inv *invocation) serverFailure(spec *manager.Spec, err error) error {
 		var ve *protocol.VersionError
 		if errors.As(err, &ve) {
 			f.hints = append(f.hints, "the server speaks a protocol version mcpwire does not; upgrade one of them")
-		} else if errors.As(err, new(*transport.ExitError)) {
+		} else if errors.As(err, new(*manager.ExitError)) {
 			f.hints = append(f.hints, "the server exited during start-up; its stderr is above")
 		} else if spec.Transport == "stdio" {
 			f.hints = append(f.hints, "run the command by hand to see what it does: "+spec.Target())
