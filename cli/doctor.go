@@ -23,6 +23,7 @@ func runDoctor(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("doctor")
 	var tf targetFlags
 	tf.register(fs)
+	inv.junitFlag(fs)
 	pos, tail, hasTail, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -45,6 +46,9 @@ func runDoctor(ctx context.Context, inv *invocation, args []string) error {
 	}
 	if !allOK {
 		inv.exit = ExitServer
+	}
+	if inv.junit != nil {
+		inv.doctorJUnit(reports)
 	}
 	if inv.json {
 		inv.writeJSON(struct {

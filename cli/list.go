@@ -34,6 +34,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	var noConnect bool
 	fs.BoolVar(&noConnect, "no-connect", false, "do not connect; show the configuration only")
 	startup := fs.Duration("startup-timeout", manager.DefaultStartup, "bound each server's start")
+	inv.junitFlag(fs)
 	pos, _, _, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -79,6 +80,9 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 			}{st.Phase, clean(st.Err.Error())}
 		}
 		entries[i] = e
+	}
+	if inv.junit != nil {
+		inv.listJUnit(entries)
 	}
 	if inv.json {
 		inv.writeJSON(struct {

@@ -31,7 +31,7 @@ type testReport struct {
 }
 
 func runTest(ctx context.Context, inv *invocation, args []string) error {
-	r, err := inv.openSession(ctx, "test", args, nil, func(rest []string) error {
+	r, err := inv.openSession(ctx, "test", args, inv.junitFlag, func(rest []string) error {
 		if len(rest) > 0 {
 			return usageErr("unexpected arguments: %s", strings.Join(rest, " "))
 		}
@@ -57,6 +57,9 @@ func runTest(ctx context.Context, inv *invocation, args []string) error {
 	rep.Timing["list"] = time.Since(start).Milliseconds()
 	if err != nil {
 		return inv.serverFailure(t.spec, conn.Explain(manager.PhaseList, err))
+	}
+	if inv.junit != nil {
+		inv.testJUnit(rep)
 	}
 	if inv.json {
 		inv.writeJSON(rep)

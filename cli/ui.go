@@ -29,6 +29,8 @@ type invocation struct {
 	wroteJSON bool
 	// configErr is a configuration file that could not be used.
 	configErr error
+	// junit is the report of --junit FILE, nil without it.
+	junit *junitReport
 
 	mu      sync.Mutex
 	secrets []string
@@ -117,6 +119,7 @@ type jsonError struct {
 // document too) and returns the exit code.
 func (inv *invocation) finish(ctx context.Context, err error) int {
 	if err == nil {
+		inv.finishJUnit(nil)
 		return inv.exit
 	}
 	var help *helpRequest
@@ -127,6 +130,7 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 		return ExitOK
 	}
 	f := asFailure(ctx, err)
+	inv.finishJUnit(f)
 	phase := f.phase
 	if phase == "" {
 		phase = "internal"

@@ -43,6 +43,7 @@ import (
 type Options struct {
 	PageSize      int    // items per page of every list; 0 = all in one page
 	ExtraTools    int    // extra tools tool-0001… to add
+	NextRelease   bool   // serve the surface of a pretend next release (see nextRelease), for diff tests
 	VersionAnswer string // forces the protocolVersion answered to initialize
 
 	HangInitialize   bool // never answer initialize
@@ -116,6 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	fs.StringVar(&addr, "http", "", "serve streamable HTTP at `ADDR` (e.g. 127.0.0.1:0) instead of stdio")
 	fs.IntVar(&o.PageSize, "page-size", 0, "items per page of each list (0 = one page)")
 	fs.IntVar(&o.ExtraTools, "tools", 0, "add `N` extra tools tool-0001…")
+	fs.BoolVar(&o.NextRelease, "next-release", false, "serve the surface of a pretend next release (version 0.2.0), for mcpwire diff")
 	fs.StringVar(&o.VersionAnswer, "version-answer", "", "answer initialize with protocol `VERSION`")
 	fs.BoolVar(&o.HangInitialize, "hang-initialize", false, "never answer initialize")
 	fs.BoolVar(&o.ExitAtStart, "exit-at-start", false, "print an error and exit 1 before reading anything")

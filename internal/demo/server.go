@@ -251,7 +251,7 @@ func (s *server) initialize(ctx context.Context, req *jsonrpc.Request) (any, err
 		"serverInfo": map[string]any{
 			"name":    "mcpwire-demo",
 			"title":   "mcpwire demo server",
-			"version": "0.1.0",
+			"version": s.serverVersion(),
 		},
 		"instructions": "This is mcpwire's built-in demo server. Try the echo tool " +
 			"(mcpwire call --demo echo text=hello) or add (a=2 b=3); read demo://readme.",

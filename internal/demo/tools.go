@@ -103,6 +103,9 @@ func extraTool(i int) toolDef {
 
 func (s *server) listTools(params json.RawMessage) (any, error) {
 	base := baseTools()
+	if s.opts.NextRelease {
+		base = nextRelease(base)
+	}
 	total := len(base) + s.opts.ExtraTools
 	start, end, next, err := page(params, total, s.opts.PageSize)
 	if err != nil {

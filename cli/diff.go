@@ -1,0 +1,334 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// A diffSide is one side of `mcpwire diff`: a snapshot file or a live
+// server, snapshotted on the spot.
+type diffSide struct {
+	Source string `json:"source"` // as given: the file, the name, the URL, "--demo", "-- COMMAND…"
+	Kind   string `json:"kind"`   // "file" or "live"
+	Server string `json:"server"`
+	// ServerInfo is the server's identity from the snapshot.
+	ServerInfo snapServerInfo `json:"serverInfo"`
+	snap       *snapshot
+}
+
+// diffReport is `mcpwire diff --json`.
+type diffReport struct {
+	Schema     int       `json:"schema"`
+	Command    string    `json:"command"`
+	OK         bool      `json:"ok"`
+	Old        *diffSide `json:"old"`
+	New        *diffSide `json:"new"`
+	FailOn     string    `json:"failOn"` // "breaking", "any" or "" (never)
+	Breaking   int       `json:"breaking"`
+	Compatible int       `json:"compatible"`
+	Changes    []change  `json:"changes"`
+}
+
+func runDiff(ctx context.Context, inv *invocation, args []string) error {
+	fs := newFlagSet("diff")
+	var tf targetFlags
+	tf.register(fs)
+	var failOn string
+	var markdown bool
+	fs.StringVar(&failOn, "fail-on", "", "exit 1 when there are `breaking` changes, or `any` changes (default: never)")
+	fs.BoolVar(&markdown, "markdown", false, "print Markdown, for a pull-request comment")
+	inv.junitFlag(fs)
+	pos, tail, hasTail, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	inv.json = tf.json
+	switch failOn {
+	case "", "breaking", "any":
+	default:
+		return usageErr("--fail-on takes breaking or any, not %q", failOn)
+	}
+	if markdown && inv.json {
+		return usageErr("give --json or --markdown, not both")
+	}
+	// The sides in the order given: positionals, then --demo, then the
+	// command after --.
+	type sideArg struct {
+		word, demo string
+		tail       []string
+		hasTail    bool
+	}
+	var sides []sideArg
+	for _, p := range pos {
+		sides = append(sides, sideArg{word: p})
+	}
+	if tf.demo.mode != "" {
+		sides = append(sides, sideArg{demo: tf.demo.mode})
+	}
+	if hasTail {
+		sides = append(sides, sideArg{tail: tail, hasTail: true})
+	}
+	if len(sides) != 2 {
+		return usageErr("diff takes two sides, OLD and NEW: snapshot files or live TARGETs (got %d)", len(sides))
+	}
+	rep := &diffReport{Schema: 1, Command: "diff", OK: true, FailOn: failOn, Changes: []change{}}
+	for i, sa := range sides {
+		stf := tf
+		stf.demo = demoFlag{mode: sa.demo}
+		side, err := inv.diffSide(ctx, &stf, sa.word, sa.tail, sa.hasTail)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			rep.Old = side
+		} else {
+			rep.New = side
+		}
+	}
+	rep.Changes = diffSnapshots(rep.Old.snap, rep.New.snap)
+	for _, c := range rep.Changes {
+		if c.Class == classBreaking {
+			rep.Breaking++
+		} else {
+			rep.Compatible++
+		}
+	}
+	tripped := (failOn == "breaking" && rep.Breaking > 0) || (failOn == "any" && len(rep.Changes) > 0)
+	rep.OK = !tripped
+	if tripped {
+		inv.exit = ExitServer
+	}
+	if inv.junit != nil {
+		inv.diffJUnit(rep)
+	}
+	switch {
+	case inv.json:
+		inv.writeJSON(rep)
+	case markdown:
+		inv.printf("%s", diffMarkdown(rep))
+	default:
+		inv.printDiff(rep)
+	}
+	if tripped && !inv.json {
+		inv.eprintf("mcpwire: error: --fail-on %s: %s\n", failOn, changeSummary(rep))
+	}
+	return nil
+}
+
+// diffSide loads one side: a snapshot file, or a live server.
+func (inv *invocation) diffSide(ctx context.Context, tf *targetFlags, word string, tail []string, hasTail bool) (*diffSide, error) {
+	switch {
+	case tf.demo.mode == "http":
+		word = "--demo=http"
+	case tf.demo.mode != "":
+		word = "--demo"
+	case hasTail:
+		word = "-- " + strings.Join(tail, " ")
+	case !isURL(word):
+		path := word
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(inv.env.Dir, path)
+		}
+		data, err := os.ReadFile(path)
+		switch {
+		case err == nil:
+			snap, err := readSnapshot(word, data)
+			if err != nil {
+				return nil, fail(ExitUsage, phaseUsage, err)
+			}
+			return &diffSide{Source: word, Kind: "file", Server: snap.Server, ServerInfo: snap.ServerInfo, snap: snap}, nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, fail(ExitUsage, phaseUsage, fmt.Errorf("reading %s: %v", word, errors.Unwrap(err)))
+		case strings.HasSuffix(word, ".json") || strings.ContainsAny(word, `/\`):
+			return nil, fail(ExitUsage, phaseUsage, fmt.Errorf("no snapshot file %s", word),
+				"make one with: mcpwire snapshot TARGET -o "+word)
+		}
+	}
+	var pos []string
+	if word != "" && !hasTail && tf.demo.mode == "" {
+		pos = []string{word}
+	}
+	t, _, err := inv.resolveTarget(ctx, tf, pos, tail, hasTail)
+	if err != nil {
+		return nil, err
+	}
+	defer t.stop()
+	conn, err := inv.connect(ctx, t, tf, protocol.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	snap, err := inv.takeSnapshot(ctx, t.spec, conn)
+	if err != nil {
+		return nil, err
+	}
+	return &diffSide{Source: word, Kind: "live", Server: snap.Server, ServerInfo: snap.ServerInfo, snap: snap}, nil
+}
+
+// changeSummary says "2 breaking changes, 1 compatible change".
+func changeSummary(rep *diffReport) string {
+	if len(rep.Changes) == 0 {
+		return "no changes"
+	}
+	return plural(rep.Breaking, "breaking change") + ", " + plural(rep.Compatible, "compatible change")
+}
+
+// sideName names a side for people: its source, and the server's
+// identity when the source does not say it.
+func sideName(s *diffSide) string {
+	id := s.ServerInfo.Name
+	if s.ServerInfo.Version != "" {
+		id += " " + s.ServerInfo.Version
+	}
+	return fmt.Sprintf("%s (%s)", s.Source, id)
+}
+
+// changeLine is one change in one line: "tool echo: argument text: …".
+func changeLine(c change) string {
+	what := c.Item
+	if c.Item == "resourceTemplate" {
+		what = "resource template"
+	}
+	return what + " " + c.Name + ": " + c.Message
+}
+
+func (inv *invocation) printDiff(rep *diffReport) {
+	inv.printf("%s %s → %s\n", inv.bold("diff"), clean(sideName(rep.Old)), clean(sideName(rep.New)))
+	if len(rep.Changes) == 0 {
+		inv.printf("no changes\n")
+		return
+	}
+	section := func(class, title, mark string) {
+		var lines []string
+		for _, c := range rep.Changes {
+			if c.Class == class {
+				lines = append(lines, changeLine(c))
+			}
+		}
+		if len(lines) == 0 {
+			return
+		}
+		inv.printf("\n%s (%d)\n", inv.bold(title), len(lines))
+		for _, l := range lines {
+			inv.printf("  %s %s\n", mark, oneLine(l, 300))
+		}
+	}
+	section(classBreaking, "Breaking", inv.red("✗"))
+	section(classCompatible, "Compatible", inv.green("+"))
+	inv.printf("\n%s\n", changeSummary(rep))
+}
+
+// diffMarkdown renders the diff for a pull-request comment.
+func diffMarkdown(rep *diffReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### MCP server surface: %s\n\n", changeSummary(rep))
+	fmt.Fprintf(&b, "%s → %s\n\n", mdCode(sideName(rep.Old)), mdCode(sideName(rep.New)))
+	if len(rep.Changes) == 0 {
+		b.WriteString("No changes.\n")
+		return b.String()
+	}
+	b.WriteString("| | item | change |\n|---|---|---|\n")
+	for _, c := range rep.Changes {
+		class := "compatible"
+		if c.Class == classBreaking {
+			class = "**breaking**"
+		}
+		what := c.Item
+		if c.Item == "resourceTemplate" {
+			what = "resource template"
+		}
+		fmt.Fprintf(&b, "| %s | %s %s | %s |\n", class, what, mdCode(c.Name), mdCell(c.Message))
+	}
+	if rep.FailOn != "" {
+		verdict := "passes"
+		if !rep.OK {
+			verdict = "fails"
+		}
+		fmt.Fprintf(&b, "\n`--fail-on %s` %s.\n", rep.FailOn, verdict)
+	}
+	return b.String()
+}
+
+// mdCode puts s in a code span that its own backticks cannot end.
+func mdCode(s string) string {
+	s = mdCell(s)
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// mdCell makes s safe inside a table cell: one line, pipes escaped,
+// control characters out.
+func mdCell(s string) string {
+	s = strings.Join(strings.Fields(clean(s)), " ")
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// diffJUnit adds one test case per item compared: tools, prompts,
+// resources, templates, capabilities and the server. A case fails when it
+// holds a change that --fail-on counts (breaking ones by default).
+func (inv *invocation) diffJUnit(rep *diffReport) {
+	suite := inv.junit.suite("diff " + rep.Old.Source + " → " + rep.New.Source)
+	type item struct{ kind, name string }
+	var order []item
+	changes := map[item][]change{}
+	seen := map[item]bool{}
+	addItem := func(it item) {
+		if !seen[it] {
+			seen[it] = true
+			order = append(order, it)
+		}
+	}
+	addItem(item{"server", rep.New.ServerInfo.Name})
+	for _, s := range []*snapshot{rep.Old.snap, rep.New.snap} {
+		for _, t := range s.Tools {
+			addItem(item{"tool", t.Name})
+		}
+		for _, p := range s.Prompts {
+			addItem(item{"prompt", p.Name})
+		}
+		for _, r := range s.Resources {
+			addItem(item{"resource", r.URI})
+		}
+		for _, t := range s.ResourceTemplates {
+			addItem(item{"resourceTemplate", t.URITemplate})
+		}
+	}
+	for _, c := range rep.Changes {
+		it := item{c.Item, c.Name}
+		if c.Item == "server" {
+			it.name = rep.New.ServerInfo.Name
+		}
+		addItem(it)
+		changes[it] = append(changes[it], c)
+	}
+	for _, it := range order {
+		var failing, other []string
+		for _, c := range changes[it] {
+			line := c.Class + ": " + c.Message
+			if c.Class == classBreaking || rep.FailOn == "any" {
+				failing = append(failing, line)
+			} else {
+				other = append(other, line)
+			}
+		}
+		class := "diff." + it.kind
+		if len(failing) > 0 {
+			suite.fail(class, it.kind+" "+it.name, 0, fmt.Sprintf("%s %s: %s", it.kind, it.name, failing[0]), strings.Join(append(failing, other...), "\n"))
+		} else {
+			suite.pass(class, it.kind+" "+it.name, 0, strings.Join(other, "\n"))
+		}
+	}
+}

@@ -1,0 +1,289 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpwire/mcpwire/manager"
+)
+
+// A junitReport is the JUnit XML file of `--junit FILE`: one test suite
+// per server (or per diff), one test case per check, in the shape CI
+// systems (GitHub Actions reporters, GitLab, Jenkins) show natively.
+type junitReport struct {
+	XMLName  xml.Name      `xml:"testsuites"`
+	Name     string        `xml:"name,attr"`
+	Tests    int           `xml:"tests,attr"`
+	Failures int           `xml:"failures,attr"`
+	Errors   int           `xml:"errors,attr"`
+	Skipped  int           `xml:"skipped,attr"`
+	Time     string        `xml:"time,attr"`
+	Suites   []*junitSuite `xml:"testsuite"`
+
+	path  string    // where it goes
+	start time.Time // when the command started
+}
+
+// A junitSuite groups the cases of one server.
+type junitSuite struct {
+	Name      string       `xml:"name,attr"`
+	Tests     int          `xml:"tests,attr"`
+	Failures  int          `xml:"failures,attr"`
+	Errors    int          `xml:"errors,attr"`
+	Skipped   int          `xml:"skipped,attr"`
+	Time      string       `xml:"time,attr"`
+	Timestamp string       `xml:"timestamp,attr"`
+	Cases     []*junitCase `xml:"testcase"`
+}
+
+// A junitCase is one check: passed, failed, or skipped.
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Skipped   *junitProblem `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+	SystemErr string        `xml:"system-err,omitempty"`
+
+	dur time.Duration
+}
+
+// A junitProblem is a failure or a reason to skip.
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+// junitFlag registers --junit FILE.
+func (inv *invocation) junitFlag(fs *flagSetT) {
+	fs.Func("junit", "also write a JUnit XML report to `FILE` (one test case per server or check)", func(v string) error {
+		if v == "" {
+			return fmt.Errorf("--junit needs a file")
+		}
+		inv.junit = &junitReport{Name: "mcpwire " + inv.cmd.name, path: v, start: time.Now()}
+		return nil
+	})
+}
+
+// suite returns the suite called name, adding it when new.
+func (r *junitReport) suite(name string) *junitSuite {
+	for _, s := range r.Suites {
+		if s.Name == name {
+			return s
+		}
+	}
+	s := &junitSuite{Name: name, Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05")}
+	r.Suites = append(r.Suites, s)
+	return s
+}
+
+// pass adds a passed case; out, when not empty, is its system-out.
+func (s *junitSuite) pass(class, name string, d time.Duration, out string) *junitCase {
+	c := &junitCase{Name: name, Classname: class, dur: d, SystemOut: out}
+	s.Cases = append(s.Cases, c)
+	return c
+}
+
+// fail adds a failed case with a one-line message and the details.
+func (s *junitSuite) fail(class, name string, d time.Duration, message, details string) *junitCase {
+	c := &junitCase{Name: name, Classname: class, dur: d, Failure: &junitProblem{Message: message, Type: "failure", Text: details}}
+	s.Cases = append(s.Cases, c)
+	return c
+}
+
+// skip adds a skipped case.
+func (s *junitSuite) skip(class, name, why string) *junitCase {
+	c := &junitCase{Name: name, Classname: class, Skipped: &junitProblem{Message: why}}
+	s.Cases = append(s.Cases, c)
+	return c
+}
+
+// seconds formats a duration as JUnit does: seconds, three decimals.
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', 3, 64)
+}
+
+// encode totals the counts and returns the XML document.
+func (r *junitReport) encode() ([]byte, error) {
+	r.Tests, r.Failures, r.Errors, r.Skipped = 0, 0, 0, 0
+	for _, s := range r.Suites {
+		s.Tests, s.Failures, s.Skipped = len(s.Cases), 0, 0
+		var total time.Duration
+		for _, c := range s.Cases {
+			c.Time = seconds(c.dur)
+			total += c.dur
+			switch {
+			case c.Failure != nil:
+				s.Failures++
+			case c.Skipped != nil:
+				s.Skipped++
+			}
+		}
+		s.Time = seconds(total)
+		r.Tests += s.Tests
+		r.Failures += s.Failures
+		r.Errors += s.Errors
+		r.Skipped += s.Skipped
+	}
+	r.Time = seconds(time.Since(r.start))
+	var buf bytes.Buffer
+	buf.WriteString(xml.Header)
+	enc := xml.NewEncoder(&buf)
+	enc.Indent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	buf.WriteString("\n")
+	return buf.Bytes(), nil
+}
+
+// writeJUnit writes the report of --junit, when asked for; a command that
+// failed before it added a case gets one failed case saying why.
+func (inv *invocation) writeJUnit(f *failure) error {
+	r := inv.junit
+	if r == nil {
+		return nil
+	}
+	if f != nil && f.code != ExitUsage && len(r.Suites) == 0 {
+		name := f.server
+		if name == "" {
+			name = inv.cmd.name
+		}
+		phase := f.phase
+		if phase == "" {
+			phase = "run"
+		}
+		msg := f.err.Error()
+		details := msg
+		for _, h := range f.hints {
+			details += "\nhint: " + h
+		}
+		if f.stderr != "" {
+			details += "\nthe server's last words on stderr:\n" + f.stderr
+		}
+		r.suite(name).fail(inv.cmd.name+"."+name, phase, time.Since(r.start), msg, details)
+	}
+	for _, s := range r.Suites {
+		s.Name = inv.redact(s.Name)
+		for _, c := range s.Cases {
+			c.Name, c.Classname = inv.redact(c.Name), inv.redact(c.Classname)
+			c.SystemOut, c.SystemErr = inv.redact(c.SystemOut), inv.redact(c.SystemErr)
+			for _, p := range []*junitProblem{c.Failure, c.Skipped} {
+				if p != nil {
+					p.Message, p.Text = inv.redact(p.Message), inv.redact(p.Text)
+				}
+			}
+		}
+	}
+	data, err := r.encode()
+	if err != nil {
+		return err
+	}
+	path := r.path
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(inv.env.Dir, path)
+	}
+	return writeFileReplacing(path, data, 0o644)
+}
+
+// finishJUnit writes the --junit report at the end of a run; a report
+// that cannot be written is an error on stderr (and exit 1 when the run
+// itself succeeded).
+func (inv *invocation) finishJUnit(f *failure) {
+	if err := inv.writeJUnit(f); err != nil {
+		inv.eprintf("mcpwire: error: --junit: %s\n", clean(err.Error()))
+		if inv.exit == ExitOK && f == nil {
+			inv.exit = ExitServer
+		}
+	}
+}
+
+// testJUnit reports `mcpwire test`: one case per phase and list.
+func (inv *invocation) testJUnit(rep *testReport) {
+	s := inv.junit.suite(rep.Server)
+	class := "test." + rep.Server
+	ms := func(k string) time.Duration { return time.Duration(rep.Timing[k]) * time.Millisecond }
+	s.pass(class, "connect", ms("spawn"), rep.Transport+" "+rep.Target)
+	s.pass(class, "initialize", ms("initialize"), fmt.Sprintf("%s %s, protocol %s", rep.ServerInfo.Name, rep.ServerInfo.Version, rep.ProtocolVersion))
+	s.pass(class, "tools/list", ms("list"), plural(len(rep.Tools), "tool"))
+	warned := func(method string) string {
+		for _, w := range rep.Warnings {
+			if strings.HasPrefix(w, method+":") {
+				return w
+			}
+		}
+		return ""
+	}
+	lists := []struct {
+		method string
+		n      int
+		what   string
+		offer  bool
+	}{
+		{"resources/list", len(rep.Resources), "resource", rep.Capabilities.Resources != nil},
+		{"resources/templates/list", len(rep.ResourceTemplates), "resource template", rep.Capabilities.Resources != nil},
+		{"prompts/list", len(rep.Prompts), "prompt", rep.Capabilities.Prompts != nil},
+	}
+	for _, l := range lists {
+		switch w := warned(l.method); {
+		case !l.offer:
+			s.skip(class, l.method, "the server does not offer it")
+		case w != "":
+			s.fail(class, l.method, 0, w, w)
+		default:
+			s.pass(class, l.method, 0, plural(l.n, l.what))
+		}
+	}
+}
+
+// listJUnit reports `mcpwire list`: one case per configured server.
+func (inv *invocation) listJUnit(entries []listEntry) {
+	s := inv.junit.suite("servers")
+	for _, e := range entries {
+		class := "list." + e.Scope
+		switch {
+		case e.Error != nil:
+			s.fail(class, e.Name, 0, e.Error.Phase+": "+e.Error.Message, e.Error.Phase+": "+e.Error.Message)
+		case manager.State(e.State) == manager.StateConnected:
+			s.pass(class, e.Name, 0, e.Transport+" "+e.Target+": "+e.State)
+		case manager.State(e.State) == manager.StateNeedsLogin:
+			s.fail(class, e.Name, 0, "needs login", "log in with: mcpwire login "+e.Name)
+		case manager.State(e.State) == manager.StateNeedsApproval:
+			s.fail(class, e.Name, 0, "needs approval", "review it with: mcpwire get "+e.Name+"; then: mcpwire approve "+e.Name)
+		default:
+			s.skip(class, e.Name, e.State)
+		}
+	}
+}
+
+// doctorJUnit reports `mcpwire doctor`: a suite per server, a case per
+// check.
+func (inv *invocation) doctorJUnit(reports []*doctorReport) {
+	for _, r := range reports {
+		s := inv.junit.suite(r.Server)
+		class := "doctor." + r.Server
+		for _, c := range r.Checks {
+			text := c.Detail
+			if c.Hint != "" {
+				text += "\nhint: " + c.Hint
+			}
+			switch c.Status {
+			case manager.CheckFail:
+				s.fail(class, c.Phase, 0, c.Detail, text)
+			case manager.CheckSkip:
+				s.skip(class, c.Phase, c.Detail)
+			case manager.CheckWarn:
+				s.pass(class, c.Phase, 0, "").SystemErr = "warning: " + text
+			default:
+				s.pass(class, c.Phase, 0, c.Detail)
+			}
+		}
+	}
+}

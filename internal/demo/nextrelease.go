@@ -1,0 +1,40 @@
+package demo
+
+import "encoding/json"
+
+// serverVersion is the version the server gives in serverInfo.
+func (s *server) serverVersion() string {
+	if s.opts.NextRelease {
+		return "0.2.0"
+	}
+	return "0.1.0"
+}
+
+// nextRelease changes the tool list as a careless next release of the
+// demo would (--next-release), so that `mcpwire diff` has a real change
+// to classify: crash is gone; echo gets an optional argument and a new
+// description; add takes integers only; sleep gets a maximum; env needs a
+// new argument; image loses its read-only hint; greet is new.
+func nextRelease(base []toolDef) []toolDef {
+	out := make([]toolDef, 0, len(base))
+	for _, t := range base {
+		switch t.Name {
+		case "crash":
+			continue
+		case "echo":
+			t.Description = "Returns the text it is given, upper-cased when asked."
+			t.InputSchema = schema(`"text":{"type":"string","description":"the text to echo"},"upper":{"type":"boolean"}`, "text")
+		case "add":
+			t.InputSchema = schema(`"a":{"type":"integer"},"b":{"type":"integer"}`, "a", "b")
+		case "sleep":
+			t.InputSchema = schema(`"ms":{"type":"integer","minimum":0,"maximum":60000}`, "ms")
+		case "env":
+			t.InputSchema = schema(`"name":{"type":"string"},"fallback":{"type":"string"}`, "name", "fallback")
+		case "image":
+			t.Annotations = nil
+		}
+		out = append(out, t)
+	}
+	return append(out, toolDef{Name: "greet", Title: "Greet", Description: "Greets name.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)})
+}
