@@ -18,7 +18,7 @@ import (
 func (inv *invocation) authStatus(home string, s *config.Server) string {
 	st, warn := manager.AuthStatus(home, s, time.Now())
 	if warn != "" {
-		inv.eprintf("mcpwire: warning: %s: %s\n", s.Name, clean(warn))
+		inv.say("warning: %s: %s\n", s.Name, clean(warn))
 	}
 	inv.tokenSecrets(home, s.Name)
 	return st
@@ -71,22 +71,23 @@ func (inv *invocation) authClient(t *target) *http.Client {
 }
 
 // authFailure fills f for a run that needs a login (exit 4) and reports
-// whether err was one. Nothing here opens a browser.
-func authFailure(f *failure, name string, err error) bool {
+// whether err was one; login is what to give to login (a name, or a URL).
+// Nothing here opens a browser.
+func (inv *invocation) authFailure(f *failure, login string, err error) bool {
 	var lr *manager.LoginRequiredError
 	var su *manager.StepUpError
 	switch {
 	case errors.As(err, &su):
 		f.code, f.phase = ExitAuth, manager.PhaseAuth
 		f.err = fmt.Errorf("the server needs more scope: %s", strings.Join(su.Required, " "))
-		f.hints = append(f.hints, fmt.Sprintf("log in again to grant it (mcpwire asks for %s): mcpwire login %s", strings.Join(su.Scopes, " "), name))
+		f.hints = append(f.hints, fmt.Sprintf("log in again to grant it (the login asks for %s): %s", strings.Join(su.Scopes, " "), inv.suggest("login", login)))
 	case errors.As(err, &lr):
 		f.code, f.phase = ExitAuth, manager.PhaseAuth
 		f.err = lr
-		f.hints = append(f.hints, "log in first: mcpwire login "+name)
+		f.hints = append(f.hints, "log in first: "+inv.suggest("login", login))
 	case errors.Is(err, manager.ErrLoginRequired):
 		f.code, f.phase = ExitAuth, manager.PhaseAuth
-		f.hints = append(f.hints, "log in first: mcpwire login "+name)
+		f.hints = append(f.hints, "log in first: "+inv.suggest("login", login))
 	default:
 		return false
 	}

@@ -25,8 +25,12 @@ const leak = fakeauth.Leak
 
 // TestMain doubles as the BROWSER program of the login tests: run with
 // MCPWIRE_TEST_BROWSER=1 and the authorization URL, it approves at once,
-// like a user.
+// like a user. Run as "mcp serve-demo", it is the demo server of a
+// command line mounted as "agent mcp" (see TestMounted).
 func TestMain(m *testing.M) {
+	if len(os.Args) == 3 && os.Args[1] == "mcp" && os.Args[2] == "serve-demo" {
+		os.Exit(Main(context.Background(), os.Args[2:], OSEnv()))
+	}
 	if os.Getenv("MCPWIRE_TEST_BROWSER") == "1" && len(os.Args) == 2 {
 		if err := fakeauth.Approve(os.Args[1]); err != nil {
 			fmt.Fprintln(os.Stderr, "browser:", err)
@@ -40,10 +44,11 @@ func TestMain(m *testing.M) {
 // runner runs mcpwire in-process with one home folder and collects every
 // output, for the secrets check.
 type runner struct {
-	t    *testing.T
-	home string
-	env  map[string]string
-	all  bytes.Buffer
+	t       *testing.T
+	home    string
+	env     map[string]string
+	all     bytes.Buffer
+	program string // Env.Program; "" = the default
 }
 
 func newRunner(t *testing.T) *runner {
@@ -58,8 +63,9 @@ func newRunner(t *testing.T) *runner {
 func (r *runner) run(want int, args ...string) (stdout, stderr string) {
 	r.t.Helper()
 	var out, errb bytes.Buffer
+	exe, _ := os.Executable()
 	env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: r.home, Home: r.home,
-		Getenv: func(k string) string { return r.env[k] }}
+		Getenv: func(k string) string { return r.env[k] }, Program: r.program, Executable: exe}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	code := Main(ctx, args, env)

@@ -61,7 +61,7 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 		start := time.Now()
 		tools, err := conn.ListTools(ctx)
 		if err != nil {
-			return inv.serverFailure(t.spec, conn.Explain(manager.PhaseList, err))
+			return inv.serverFailure(t, conn.Explain(manager.PhaseList, err))
 		}
 		listMs = time.Since(start).Milliseconds()
 		found := false
@@ -72,7 +72,7 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 		}
 		if !found {
 			return fail(ExitUsage, phaseUsage, fmt.Errorf("%s has no tool %q", t.spec.Name, toolName),
-				fmt.Sprintf("list the tools with: mcpwire test %s", targetWords(t, tf)))
+				"list the tools with: "+inv.suggest("test")+" "+targetWords(t, tf))
 		}
 	}
 	callArgs, err := toolArgs(words, inv.env.Stdin, schema)
@@ -91,7 +91,7 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 		if ctx.Err() != nil {
 			return err // interrupted: cancelled was sent; exit 130
 		}
-		f := inv.serverFailure(t.spec, conn.Explain(manager.PhaseCall, err)).(*failure)
+		f := inv.serverFailure(t, conn.Explain(manager.PhaseCall, err)).(*failure)
 		var je *protocol.Error
 		if errors.As(err, &je) {
 			f.hints = append(f.hints, "the server answered with an error; check the tool's arguments")
@@ -115,7 +115,7 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 	default:
 		inv.printResult(res)
 		if res.IsError {
-			inv.eprintf("mcpwire: error: %s: the tool %s answered isError\n", clean(t.spec.Name), clean(toolName))
+			inv.say("error: %s: the tool %s answered isError\n", clean(t.spec.Name), clean(toolName))
 		}
 	}
 	return nil
@@ -154,7 +154,7 @@ func (inv *invocation) printResult(res *protocol.CallToolResult) {
 		inv.printf("%s\n", indentJSON(res.StructuredContent))
 	}
 	if res.OutputProblem != "" {
-		inv.eprintf("mcpwire: warning: %s\n", clean(res.OutputProblem))
+		inv.say("warning: %s\n", clean(res.OutputProblem))
 	}
 }
 

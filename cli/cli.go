@@ -30,7 +30,16 @@ const (
 )
 
 // Env is what Main takes from the world.
+//
+// An agent mounts the command line under its own name by setting Program
+// (the words that run it, "magi-code mcp") and Home (its own folder):
+// usage lines, hints and messages then name Program, and --demo runs
+// Executable with Program's words after the first, then serve-demo.
 type Env struct {
+	// Program is the command that runs this command line, as a person
+	// types it: the executable's name, then the words that reach this
+	// command line (default "mcpwire").
+	Program        string
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
@@ -65,7 +74,7 @@ func OSEnv() Env {
 // A command is one subcommand.
 type command struct {
 	name   string
-	usage  string // the synopsis after "mcpwire "
+	usage  string // the synopsis after the program's name
 	short  string
 	hidden bool
 	run    func(ctx context.Context, inv *invocation, args []string) error
@@ -96,9 +105,9 @@ func commands() []*command {
 	}
 }
 
-const usageHead = `mcpwire is a client for MCP servers.
+const usageHead = `PROG is a client for MCP servers (mcpwire).
 
-Usage: mcpwire <command> [arguments]
+Usage: PROG <command> [arguments]
 
 TARGET is a configured server name or an http(s):// URL, given first; or a
 command given last, after --, which takes the rest of the line; or --demo
@@ -112,20 +121,21 @@ Exit codes: 0 ok; 1 the server failed; 2 usage; 3 configuration or approval;
 4 login needed or refused; 5 the tool answered isError. list exits 0 when it ran.
 
 Examples:
-  mcpwire test --demo
-  mcpwire call --demo echo text=hello
-  mcpwire test -- npx -y @modelcontextprotocol/server-everything
-  mcpwire call https://example.com/mcp search query=mcp --json
+  PROG test --demo
+  PROG call --demo echo text=hello
+  PROG test -- npx -y @modelcontextprotocol/server-everything
+  PROG call https://example.com/mcp search query=mcp --json
 `
 
-func usage(w io.Writer) {
-	fmt.Fprint(w, usageHead)
+// usage prints the list of commands, naming the program prog.
+func usage(w io.Writer, prog string) {
+	fmt.Fprint(w, strings.ReplaceAll(usageHead, "PROG", prog))
 	for _, c := range commands() {
 		if !c.hidden {
 			fmt.Fprintf(w, "  %-10s %s\n", c.name, c.short)
 		}
 	}
-	fmt.Fprint(w, usageTail)
+	fmt.Fprint(w, strings.ReplaceAll(usageTail, "PROG", prog))
 }
 
 // Main runs the command line args (without the program name) and returns
@@ -137,22 +147,25 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if env.Environ == nil {
 		env.Environ = func() []string { return nil }
 	}
+	if strings.TrimSpace(env.Program) == "" {
+		env.Program = "mcpwire"
+	}
 	args, home, err := takeHome(args)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "mcpwire: error: %v\n", err)
+		fmt.Fprintf(env.Stderr, "%s: error: %v\n", env.Program, err)
 		return ExitUsage
 	}
 	if home != "" {
 		env.Home = home
 	}
 	if len(args) == 0 {
-		usage(env.Stderr)
+		usage(env.Stderr, env.Program)
 		return ExitUsage
 	}
 	name := args[0]
 	switch name {
 	case "-h", "-help", "--help", "help":
-		usage(env.Stdout)
+		usage(env.Stdout, env.Program)
 		return ExitOK
 	case "--version", "-version":
 		name = "version"
@@ -165,7 +178,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		err := c.run(ctx, inv, args[1:])
 		return inv.finish(ctx, err)
 	}
-	fmt.Fprintf(env.Stderr, "mcpwire: error: unknown command %q\nmcpwire: hint: run 'mcpwire help' for the list of commands\n", transport.StripControl(name))
+	fmt.Fprintf(env.Stderr, "%[1]s: error: unknown command %[2]q\n%[1]s: hint: run '%[1]s help' for the list of commands\n", env.Program, transport.StripControl(name))
 	return ExitUsage
 }
 
@@ -192,5 +205,5 @@ func takeHome(args []string) (rest []string, home string, err error) {
 	return rest, home, nil
 }
 
-// synopsis is the usage line of a command.
-func (c *command) synopsis() string { return "mcpwire " + c.usage }
+// synopsis is the usage line of a command run as prog.
+func (c *command) synopsis(prog string) string { return prog + " " + c.usage }

@@ -27,7 +27,7 @@ func (inv *invocation) loadConfig() (*config.Config, string, error) {
 	}
 	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: inv.env.Dir, Getenv: inv.env.Getenv})
 	if err != nil && cfg == nil {
-		return nil, "", fail(ExitConfig, manager.PhaseConfig, err, "fix the file; mcpwire never rewrites a file that is not valid JSON")
+		return nil, "", fail(ExitConfig, manager.PhaseConfig, err, "fix the file; "+inv.prog+" never rewrites a file that is not valid JSON")
 	}
 	// A broken file fails alone; the other file's servers stay usable.
 	inv.configErr = err
@@ -36,12 +36,12 @@ func (inv *invocation) loadConfig() (*config.Config, string, error) {
 	}
 	for _, f := range cfg.Files {
 		if f.Err != nil {
-			inv.eprintf("mcpwire: warning: %s (its servers are left out)\n", clean(f.Err.Error()))
+			inv.say("warning: %s (its servers are left out)\n", clean(f.Err.Error()))
 		}
 	}
 	if !inv.json {
 		for _, w := range cfg.Warnings {
-			inv.eprintf("mcpwire: warning: %s\n", clean(w))
+			inv.say("warning: %s\n", clean(w))
 		}
 	}
 	return cfg, home, nil
@@ -51,14 +51,14 @@ func (inv *invocation) loadConfig() (*config.Config, string, error) {
 func (inv *invocation) lookup(cfg *config.Config, name string) (*config.Server, error) {
 	s := cfg.Server(name)
 	if s == nil && inv.configErr != nil {
-		return nil, fail(ExitConfig, manager.PhaseConfig, inv.configErr, "fix the file; mcpwire never rewrites a file that is not valid JSON")
+		return nil, fail(ExitConfig, manager.PhaseConfig, inv.configErr, "fix the file; "+inv.prog+" never rewrites a file that is not valid JSON")
 	}
 	if s == nil {
 		var names []string
 		for _, x := range cfg.Servers {
 			names = append(names, x.Name)
 		}
-		hint := "add it with: mcpwire add " + name + " -- COMMAND ARGS…  (or --url URL)"
+		hint := "add it with: " + inv.suggest("add", name) + " -- COMMAND ARGS…  (or --url URL)"
 		if len(names) > 0 {
 			sort.Strings(names)
 			hint = "configured servers: " + strings.Join(names, ", ")
@@ -105,7 +105,7 @@ func (inv *invocation) checkUsable(home string, s *config.Server) error {
 	}
 	if !s.Enabled {
 		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: errors.New("the server is disabled"),
-			hints: []string{"enable it with: mcpwire enable " + s.Name}}
+			hints: []string{"enable it with: " + inv.suggest("enable", s.Name)}}
 	}
 	ap, err := config.OpenApprovals(home)
 	if ap == nil {
@@ -117,7 +117,7 @@ func (inv *invocation) checkUsable(home string, s *config.Server) error {
 	default:
 		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval,
 			err:   fmt.Errorf("not approved (%s): a definition runs only once approved", st),
-			hints: []string{"review it with: mcpwire get " + s.Name, "then approve it with: mcpwire approve " + s.Name}}
+			hints: []string{"review it with: " + inv.suggest("get", s.Name), "then approve it with: " + inv.suggest("approve", s.Name)}}
 	}
 }
 
@@ -196,11 +196,11 @@ func runAdd(ctx context.Context, inv *invocation, args []string) error {
 	}
 	path := scopePath(inv, home, mf.project)
 	if other := cfg.Server(name); other != nil && other.Source != path {
-		inv.eprintf("mcpwire: warning: %s is also defined in %s (%s scope); the project entry wins\n", name, other.Source, other.Scope)
+		inv.say("warning: %s is also defined in %s (%s scope); the project entry wins\n", name, other.Source, other.Scope)
 	}
 	s, err := config.AddServer(path, name, entry)
 	if err != nil {
-		return configFailure(name, err)
+		return inv.configFailure(name, err)
 	}
 	ap, err := config.OpenApprovals(home)
 	if err != nil {
@@ -214,7 +214,7 @@ func runAdd(ctx context.Context, inv *invocation, args []string) error {
 		scope = config.ScopeProject
 	}
 	inv.printf("added %s to %s (%s scope) and approved it\n", name, path, scope)
-	inv.printf("try it: mcpwire test %s\n", name)
+	inv.printf("try it: %s\n", inv.suggest("test", name))
 	return nil
 }
 
@@ -228,13 +228,13 @@ func scopePath(inv *invocation, home string, project bool) string {
 }
 
 // configFailure maps a config edit error to exit code 3 with a hint.
-func configFailure(name string, err error) error {
+func (inv *invocation) configFailure(name string, err error) error {
 	f := &failure{code: ExitConfig, server: name, phase: manager.PhaseConfig, err: err}
 	switch {
 	case errors.Is(err, config.ErrNameInUse):
-		f.hints = []string{"pick another name, or remove the old one first: mcpwire remove " + name}
+		f.hints = []string{"pick another name, or remove the old one first: " + inv.suggest("remove", name)}
 	case errors.Is(err, config.ErrNotFound):
-		f.hints = []string{"see the configured servers with: mcpwire list"}
+		f.hints = []string{"see the configured servers with: " + inv.suggest("list")}
 	}
 	return f
 }
@@ -315,9 +315,9 @@ func runRemove(ctx context.Context, inv *invocation, args []string) error {
 	}
 	path := scopePath(inv, home, project)
 	if err := config.RemoveServer(path, pos[0]); err != nil {
-		f := configFailure(pos[0], err).(*failure)
+		f := inv.configFailure(pos[0], err).(*failure)
 		if s := cfg.Server(pos[0]); s != nil && errors.Is(err, config.ErrNotFound) && s.Scope == config.ScopeProject && !project {
-			f.hints = []string{"it is in the project scope: mcpwire remove --project " + pos[0]}
+			f.hints = []string{"it is in the project scope: " + inv.suggest("remove", "--project", pos[0])}
 		}
 		return f
 	}
@@ -356,7 +356,7 @@ func (inv *invocation) setEnabled(args []string, on bool) error {
 		return err
 	}
 	if err := config.SetEnabled(s.Source, s.Name, on); err != nil {
-		return configFailure(s.Name, err)
+		return inv.configFailure(s.Name, err)
 	}
 	inv.printf("%sd %s in %s\n", inv.cmd.name, s.Name, s.Source)
 	return nil
@@ -377,7 +377,7 @@ func (inv *invocation) approval(args []string, approve bool) error {
 	}
 	ap, err := config.OpenApprovals(home)
 	if ap == nil || (err != nil && approve) {
-		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err, hints: []string{"fix or remove the settings file; mcpwire never rewrites a file that is not valid JSON"}}
+		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err, hints: []string{"fix or remove the settings file; " + inv.prog + " never rewrites a file that is not valid JSON"}}
 	}
 	if !approve {
 		if err := ap.Revoke(s); err != nil {
@@ -392,7 +392,7 @@ func (inv *invocation) approval(args []string, approve bool) error {
 		f := &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err}
 		var se *config.StaleError
 		if errors.As(err, &se) {
-			f.hints = []string{"the file changed while mcpwire read it; review it again with: mcpwire get " + s.Name}
+			f.hints = []string{"the file changed while " + inv.prog + " read it; review it again with: " + inv.suggest("get", s.Name)}
 		}
 		return f
 	}

@@ -102,7 +102,7 @@ func (inv *invocation) doctorAll(ctx context.Context, tf *targetFlags) ([]*docto
 		return nil, err
 	}
 	if len(cfg.Servers) == 0 {
-		return nil, fail(ExitConfig, manager.PhaseConfig, fmt.Errorf("no servers configured in %s", configPaths(cfg)), "give a TARGET, or add a server: mcpwire add NAME -- COMMAND ARGS…")
+		return nil, fail(ExitConfig, manager.PhaseConfig, fmt.Errorf("no servers configured in %s", configPaths(cfg)), "give a TARGET, or add a server: "+inv.suggest("add")+" NAME -- COMMAND ARGS…")
 	}
 	out := make([]*doctorReport, len(cfg.Servers))
 	var wg sync.WaitGroup
@@ -124,11 +124,11 @@ func (inv *invocation) doctorConfigured(ctx context.Context, tf *targetFlags, ho
 	case s.Err != nil:
 		def.Status, def.Detail, def.Hint = manager.CheckFail, s.Err.Error(), "fix the definition in "+s.Source
 	case !s.Enabled:
-		def.Status, def.Detail, def.Hint = manager.CheckFail, "disabled", "enable it with: mcpwire enable "+s.Name
+		def.Status, def.Detail, def.Hint = manager.CheckFail, "disabled", "enable it with: "+inv.suggest("enable", s.Name)
 	default:
 		if ap, _ := config.OpenApprovals(home); ap != nil {
 			if st := ap.State(s); st != config.Approved {
-				def.Status, def.Detail, def.Hint = manager.CheckFail, "not approved ("+st.String()+")", "review it (mcpwire get "+s.Name+"), then: mcpwire approve "+s.Name
+				def.Status, def.Detail, def.Hint = manager.CheckFail, "not approved ("+st.String()+")", "review it ("+inv.suggest("get", s.Name)+"), then: "+inv.suggest("approve", s.Name)
 			}
 		}
 	}
@@ -151,7 +151,8 @@ func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *mana
 	}
 	dctx, cancel := context.WithTimeout(ctx, tf.startup)
 	defer cancel()
-	opts := &manager.DoctorOptions{Definition: def, Dial: manager.DialOptions{Environ: inv.env.Environ()}}
+	opts := &manager.DoctorOptions{Definition: def, Dial: manager.DialOptions{Environ: inv.env.Environ()},
+		LoginCommand: inv.suggest("login", loginWords(spec, def != nil))}
 	if home != "" {
 		opts.Tokens = manager.TokenStore(home)
 		if spec.Transport != "stdio" {

@@ -36,7 +36,7 @@ func (inv *invocation) interactions(xf *interactionFlags, ev *events) (protocol.
 			if p.Logger != "" {
 				logger = " " + clean(p.Logger)
 			}
-			inv.eprintf("mcpwire: server log [%s%s] %s\n", clean(p.Level), logger, oneLine(s, 500))
+			inv.say("server log [%s%s] %s\n", clean(p.Level), logger, oneLine(s, 500))
 		}
 	}
 	switch xf.elicit {

@@ -94,7 +94,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	}
 	if len(entries) == 0 {
 		inv.printf("no servers configured (looked in %s)\n", configPaths(cfg))
-		inv.printf("add one: mcpwire add NAME -- COMMAND ARGS…   or   mcpwire add NAME --url URL\n")
+		inv.printf("add one: %[1]s NAME -- COMMAND ARGS…   or   %[1]s NAME --url URL\n", inv.suggest("add"))
 		return nil
 	}
 	rows := [][]string{{"NAME", "SCOPE", "TRANSPORT", "TARGET", "APPROVAL", "AUTH", "STATUS"}}

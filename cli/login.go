@@ -77,7 +77,7 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	opts.Timeout = lf.timeout
 	opts.Logf = func(format string, args ...any) {
 		if lf.verbose {
-			inv.eprintf("mcpwire: %s: %s\n", name, clean(fmt.Sprintf(format, args...)))
+			inv.say("%s: %s\n", name, clean(fmt.Sprintf(format, args...)))
 		}
 	}
 	// The spinner runs until the browser is opened (or to the end of a
@@ -90,16 +90,20 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		var se *manager.ServerError
 		if errors.As(err, &se) && se.Phase != manager.PhaseAuth {
-			spec := &manager.Spec{Name: name, Transport: "http", URL: opts.URL}
+			t := &target{spec: &manager.Spec{Name: name, Transport: "http", URL: opts.URL}, server: opts.Server}
 			if opts.Server != nil {
-				spec, _ = manager.SpecFromConfig(opts.Server)
+				t.spec, _ = manager.SpecFromConfig(opts.Server)
 			}
-			return inv.serverFailure(spec, err)
+			return inv.serverFailure(t, err)
 		}
-		return loginFailure(name, err)
+		login := name
+		if opts.URL != "" {
+			login = loginWords(&manager.Spec{Name: name, URL: opts.URL}, false)
+		}
+		return inv.loginFailure(name, login, err)
 	}
 	if res.NotNeeded {
-		inv.eprintf("mcpwire: %s does not ask for a login (it answered without a token); nothing to do\n", name)
+		inv.say("%s does not ask for a login (it answered without a token); nothing to do\n", name)
 		if lf.json {
 			inv.writeJSON(map[string]any{"schema": 1, "ok": true, "server": name, "loginNeeded": false})
 		}
@@ -125,8 +129,9 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	return nil
 }
 
-// loginFailure maps a failed login to exit 4 with what to do next.
-func loginFailure(name string, err error) error {
+// loginFailure maps a failed login to exit 4 with what to do next;
+// login is what was given to login (a name, or a URL).
+func (inv *invocation) loginFailure(name, login string, err error) error {
 	f := &failure{code: ExitAuth, server: name, phase: manager.PhaseAuth, err: err}
 	var se *manager.ServerError
 	if errors.As(err, &se) {
@@ -136,7 +141,7 @@ func loginFailure(name string, err error) error {
 	var im *manager.IssuerMismatchError
 	switch {
 	case errors.Is(err, manager.ErrTooManyAttempts):
-		f.hints = append(f.hints, "check the scopes your account may have; to start over: mcpwire logout "+name)
+		f.hints = append(f.hints, "check the scopes your account may have; to start over: "+inv.suggest("logout", login))
 	case errors.As(err, &rm), errors.As(err, &im):
 		f.hints = append(f.hints, "the server's OAuth metadata does not match it; this may be an attack: do not log in, tell the server's operator")
 	case errors.Is(err, manager.ErrNoClientID):
@@ -254,7 +259,7 @@ func (b *browser) open(authURL string) error {
 	}
 	cmd.Stdout, cmd.Stderr = nil, nil
 	if err := cmd.Start(); err != nil {
-		inv.eprintf("mcpwire: could not start the browser (%s): open the address above by hand\n", clean(cmd.Path))
+		inv.say("could not start the browser (%s): open the address above by hand\n", clean(cmd.Path))
 	} else {
 		b.done = make(chan struct{})
 		go func() {

@@ -43,11 +43,11 @@ func runLogout(ctx context.Context, inv *invocation, args []string) error {
 			inv.writeJSON(map[string]any{"schema": 1, "ok": true, "server": name, "loggedIn": false})
 			return nil
 		}
-		inv.eprintf("mcpwire: %s: not logged in; nothing to forget\n", name)
+		inv.say("%s: not logged in; nothing to forget\n", name)
 		return nil
 	}
 	if res.RevokeErr != nil {
-		inv.eprintf("mcpwire: warning: %s: the server did not confirm the revocation: %s\n", name, clean(res.RevokeErr.Error()))
+		inv.say("warning: %s: the server did not confirm the revocation: %s\n", name, clean(res.RevokeErr.Error()))
 	}
 	revoked := res.Revoked
 	if inv.json {

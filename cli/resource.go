@@ -23,7 +23,7 @@ func runRead(ctx context.Context, inv *invocation, args []string) error {
 	t, conn, uri := r.t, r.conn, r.rest[0]
 	res, err := conn.ReadResource(ctx, uri)
 	if err != nil {
-		return inv.serverFailure(t.spec, conn.Explain(manager.PhaseCall, err))
+		return inv.serverFailure(t, conn.Explain(manager.PhaseCall, err))
 	}
 	if out != "" {
 		if !filepath.IsAbs(out) {
@@ -79,7 +79,7 @@ func runPrompt(ctx context.Context, inv *invocation, args []string) error {
 	// Refuse a missing required argument before sending anything.
 	prompts, err := conn.ListPrompts(ctx)
 	if err != nil {
-		return inv.serverFailure(t.spec, conn.Explain(manager.PhaseList, err))
+		return inv.serverFailure(t, conn.Explain(manager.PhaseList, err))
 	}
 	var found *protocol.Prompt
 	for _, p := range prompts {
@@ -97,7 +97,7 @@ func runPrompt(ctx context.Context, inv *invocation, args []string) error {
 	}
 	res, err := conn.GetPrompt(ctx, name, pargs)
 	if err != nil {
-		return inv.serverFailure(t.spec, conn.Explain(manager.PhaseCall, err))
+		return inv.serverFailure(t, conn.Explain(manager.PhaseCall, err))
 	}
 	if inv.json {
 		inv.writeJSON(struct {
@@ -148,7 +148,7 @@ func runComplete(ctx context.Context, inv *invocation, args []string) error {
 	}
 	res, err := conn.Complete(ctx, ref, rest[0], rest[1], cargs)
 	if err != nil {
-		return inv.serverFailure(t.spec, conn.Explain(manager.PhaseCall, err))
+		return inv.serverFailure(t, conn.Explain(manager.PhaseCall, err))
 	}
 	if inv.json {
 		inv.writeJSON(struct {

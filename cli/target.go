@@ -65,7 +65,9 @@ func (inv *invocation) resolveTarget(ctx context.Context, tf *targetFlags, pos, 
 	case tf.demo.mode != "" && hasTail:
 		return nil, nil, usageErr("give --demo or a command after --, not both")
 	case tf.demo.mode == "stdio":
-		args := []string{"serve-demo"}
+		// The program runs itself: a mounted command line ("agent mcp")
+		// is reached through the words after the executable's name.
+		args := append(strings.Fields(inv.prog)[1:], "serve-demo")
 		return &target{spec: &manager.Spec{Name: "demo", Transport: "stdio", Command: inv.env.Executable, Args: args}, stop: func() {}}, pos, nil
 	case tf.demo.mode == "http":
 		t, err := startHTTPDemo()
@@ -160,11 +162,11 @@ func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, 
 		if sctx.Err() != nil && ctx.Err() == nil {
 			err = withTimeoutNote(err, tf.startup)
 		}
-		return nil, inv.serverFailure(spec, err)
+		return nil, inv.serverFailure(t, err)
 	}
 	if tf.logLevel != "" {
 		if err := conn.SetLogLevel(ctx, tf.logLevel); err != nil {
-			inv.eprintf("mcpwire: warning: %s: logging/setLevel: %v\n", spec.Name, clean(err.Error()))
+			inv.say("warning: %s: logging/setLevel: %v\n", spec.Name, clean(err.Error()))
 		}
 	}
 	return conn, nil
@@ -180,15 +182,29 @@ func withTimeoutNote(err error, d time.Duration) error {
 	return fmt.Errorf("no answer within the startup budget of %v: %w", d, err)
 }
 
+// loginWords is what login takes for a server: a configured server's
+// name, or the URL of a server given by URL (shown without its query), so
+// that a hint that names it is a command that works.
+func loginWords(spec *manager.Spec, configured bool) string {
+	if !configured && spec.URL != "" {
+		return spec.Target()
+	}
+	return spec.Name
+}
+
+// loginWords is what login takes for the target's server.
+func (t *target) loginWords() string { return loginWords(t.spec, t.server != nil) }
+
 // serverFailure turns a manager error into a failure with an exit code
 // and a hint for what to do next.
-func (inv *invocation) serverFailure(spec *manager.Spec, err error) error {
+func (inv *invocation) serverFailure(t *target, err error) error {
+	spec := t.spec
 	f := &failure{code: ExitServer, server: spec.Name, err: err}
 	var se *manager.ServerError
 	if errors.As(err, &se) {
 		f.phase, f.err, f.stderr = se.Phase, errors.New(se.Reason()), se.Stderr
 	}
-	if authFailure(f, spec.Name, err) {
+	if inv.authFailure(f, t.loginWords(), err) {
 		return f
 	}
 	switch f.phase {
@@ -198,7 +214,7 @@ func (inv *invocation) serverFailure(spec *manager.Spec, err error) error {
 		f.hints = append(f.hints, "check that the server is running and the URL is right: "+spec.Target())
 	case manager.PhaseAuth:
 		f.code = ExitAuth
-		f.hints = append(f.hints, fmt.Sprintf("log in first: mcpwire login %s", spec.Name))
+		f.hints = append(f.hints, "log in first: "+inv.suggest("login", t.loginWords()))
 	case manager.PhaseCall, manager.PhaseList:
 		if errors.Is(err, context.DeadlineExceeded) {
 			f.hints = append(f.hints, "the server did not answer in time; raise --timeout (or the definition's timeout) if it is slow, not stuck")
@@ -206,7 +222,7 @@ func (inv *invocation) serverFailure(spec *manager.Spec, err error) error {
 	case manager.PhaseInitialize:
 		var ve *protocol.VersionError
 		if errors.As(err, &ve) {
-			f.hints = append(f.hints, "the server speaks a protocol version mcpwire does not; upgrade one of them")
+			f.hints = append(f.hints, "the server speaks a protocol version "+inv.prog+" does not; upgrade one of them")
 		} else if errors.As(err, new(*manager.ExitError)) {
 			f.hints = append(f.hints, "the server exited during start-up; its stderr is above")
 		} else if spec.Transport == "stdio" {

@@ -56,7 +56,7 @@ func runTest(ctx context.Context, inv *invocation, args []string) error {
 	stop()
 	rep.Timing["list"] = time.Since(start).Milliseconds()
 	if err != nil {
-		return inv.serverFailure(t.spec, conn.Explain(manager.PhaseList, err))
+		return inv.serverFailure(t, conn.Explain(manager.PhaseList, err))
 	}
 	if inv.junit != nil {
 		inv.testJUnit(rep)
@@ -117,7 +117,7 @@ func (inv *invocation) printTest(rep *testReport) {
 		inv.printf("  %-13s %s\n", r[0]+":", r[1])
 	}
 	if rep.Instructions != "" {
-		inv.printf("  instructions (from the server, not from mcpwire):\n")
+		inv.printf("  instructions (from the server, not from %s):\n", inv.prog)
 		for _, line := range strings.Split(strings.TrimRight(clean(rep.Instructions), "\n"), "\n") {
 			inv.printf("    | %s\n", line)
 		}
@@ -167,7 +167,7 @@ func (inv *invocation) printTest(rep *testReport) {
 		inv.tableIndented(table)
 	}
 	for _, w := range rep.Warnings {
-		inv.eprintf("mcpwire: warning: %s\n", clean(w))
+		inv.say("warning: %s\n", clean(w))
 	}
 	inv.printf("\n%s\n", inv.dim(fmt.Sprintf("spawn %d ms, initialize %d ms, list %d ms", rep.Timing["spawn"], rep.Timing["initialize"], rep.Timing["list"])))
 }

@@ -20,6 +20,7 @@ import (
 // secrets that must never be printed.
 type invocation struct {
 	env  Env
+	prog string // the program's name, as usage lines and hints show it
 	cmd  *command
 	json bool // --json: one document on stdout
 	// exit is the code for a run that printed its result but must not
@@ -38,7 +39,35 @@ type invocation struct {
 }
 
 func newInvocation(env Env, cmd *command) *invocation {
-	return &invocation{env: env, cmd: cmd}
+	return &invocation{env: env, cmd: cmd, prog: env.Program}
+}
+
+// say writes a message of the program on stderr: its name, then the
+// message (secrets masked).
+func (inv *invocation) say(format string, args ...any) {
+	inv.eprintf("%s: %s", inv.prog, fmt.Sprintf(format, args...))
+}
+
+// suggest is the command line that runs this program with words, for a
+// hint that a person can paste: words that a shell would split or
+// expand are quoted.
+func (inv *invocation) suggest(words ...string) string {
+	var b strings.Builder
+	b.WriteString(inv.prog)
+	for _, w := range words {
+		b.WriteByte(' ')
+		b.WriteString(shellQuote(w))
+	}
+	return b.String()
+}
+
+// shellQuote quotes w for a POSIX shell unless it is made of characters
+// that need no quoting.
+func shellQuote(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,/:@%+=") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
 // addSecrets registers values that must never be printed.
@@ -124,7 +153,7 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 	}
 	var help *helpRequest
 	if errors.As(err, &help) {
-		inv.printf("usage: %s\n\nflags:\n", inv.cmd.synopsis())
+		inv.printf("usage: %s\n\nflags:\n", inv.cmd.synopsis(inv.prog))
 		help.fs.SetOutput(inv.env.Stdout)
 		help.fs.PrintDefaults()
 		return ExitOK
@@ -143,18 +172,18 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 			Error  jsonError `json:"error"`
 		}{1, false, jsonError{Server: f.server, Phase: phase, Message: msg, Hints: f.hints, Stderr: f.stderr}})
 	}
-	inv.eprintf("mcpwire: error: %s\n", transport.StripControl(f.Error()))
+	inv.say("error: %s\n", transport.StripControl(f.Error()))
 	if f.stderr != "" {
-		inv.eprintf("mcpwire: the server's last words on stderr:\n")
+		inv.say("the server's last words on stderr:\n")
 		for _, line := range strings.Split(strings.TrimRight(f.stderr, "\n"), "\n") {
 			inv.eprintf("  | %s\n", line)
 		}
 	}
 	for _, h := range f.hints {
-		inv.eprintf("mcpwire: hint: %s\n", h)
+		inv.say("hint: %s\n", h)
 	}
 	if f.code == ExitUsage && inv.cmd != nil && inv.cmd.usage != "" {
-		inv.eprintf("usage: %s\n", inv.cmd.synopsis())
+		inv.eprintf("usage: %s\n", inv.cmd.synopsis(inv.prog))
 	}
 	return f.code
 }

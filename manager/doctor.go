@@ -64,6 +64,9 @@ type DoctorOptions struct {
 	Definition *Check
 	// Tokens, when set, is the token store to report the login state from.
 	Tokens *oauth.Store
+	// LoginCommand is the command a person runs to log in to this
+	// server, for hints (default "mcpwire login NAME").
+	LoginCommand string
 	// Now is the clock for certificate and token expiry (default time.Now).
 	Now func() time.Time
 }
@@ -76,6 +79,9 @@ func Doctor(ctx context.Context, spec *Spec, opts *DoctorOptions) []Check {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.LoginCommand == "" {
+		opts.LoginCommand = "mcpwire login " + spec.Name
 	}
 	d := &doctor{spec: spec, opts: opts, checks: map[string]*Check{}}
 	def := &Check{Phase: "definition", Status: CheckOK}
@@ -195,7 +201,7 @@ func (d *doctor) session(ctx context.Context) {
 		case PhaseConnect:
 			d.fail("http", detail, "check that the server is up and the URL is right")
 		case PhaseAuth:
-			d.fail("login", detail, "log in: mcpwire login "+d.spec.Name)
+			d.fail("login", detail, "log in: "+d.opts.LoginCommand)
 		default:
 			if d.spec.Transport == "stdio" {
 				d.ok("spawn", "started")
@@ -307,7 +313,7 @@ func (d *doctor) http(ctx context.Context) {
 		d.set(&Check{Phase: "oauth", Status: CheckSkip, Detail: "not required"})
 		d.set(&Check{Phase: "login", Status: CheckSkip, Detail: "not needed"})
 	case status == 400 || status == 404 || status == 405:
-		d.set(&Check{Phase: "http", Status: CheckWarn, Detail: fmt.Sprintf("%d to a POST of initialize", status), Hint: "an old HTTP+SSE server? mcpwire falls back to it"})
+		d.set(&Check{Phase: "http", Status: CheckWarn, Detail: fmt.Sprintf("%d to a POST of initialize", status), Hint: "an old HTTP+SSE server? the client falls back to it"})
 	default:
 		d.fail("http", fmt.Sprintf("%d to a POST of initialize", status), "the server refused the request; check its logs")
 		return
@@ -420,7 +426,7 @@ func (d *doctor) oauth(ctx context.Context, challenges []oauth.Challenge) {
 		d.fail("oauth", err.Error(), "discovery fails; login will fail too")
 	}
 	if d.opts.Tokens == nil {
-		d.fail("login", "not logged in", "log in: mcpwire login "+d.spec.Name)
+		d.fail("login", "not logged in", "log in: "+d.opts.LoginCommand)
 		return
 	}
 	st, warn := d.opts.Tokens.Status(d.spec.Name, d.opts.Now())
@@ -432,7 +438,7 @@ func (d *doctor) oauth(ctx context.Context, challenges []oauth.Challenge) {
 		}
 		d.set(c)
 	default:
-		d.fail("login", st.String(), "log in: mcpwire login "+d.spec.Name)
+		d.fail("login", st.String(), "log in: "+d.opts.LoginCommand)
 	}
 }
 
