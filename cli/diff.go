@@ -117,7 +117,7 @@ func runDiff(ctx context.Context, inv *invocation, args []string) error {
 		inv.printDiff(rep)
 	}
 	if tripped && !inv.json {
-		inv.eprintf("mcpwire: error: --fail-on %s: %s\n", failOn, changeSummary(rep))
+		inv.say("error: --fail-on %s: %s\n", failOn, changeSummary(rep))
 	}
 	return nil
 }
@@ -148,7 +148,7 @@ func (inv *invocation) diffSide(ctx context.Context, tf *targetFlags, word strin
 			return nil, fail(ExitUsage, phaseUsage, fmt.Errorf("reading %s: %v", word, errors.Unwrap(err)))
 		case strings.HasSuffix(word, ".json") || strings.ContainsAny(word, `/\`):
 			return nil, fail(ExitUsage, phaseUsage, fmt.Errorf("no snapshot file %s", word),
-				"make one with: mcpwire snapshot TARGET -o "+word)
+				"make one with: "+inv.suggest("snapshot")+" TARGET -o "+word)
 		}
 	}
 	var pos []string
@@ -165,7 +165,7 @@ func (inv *invocation) diffSide(ctx context.Context, tf *targetFlags, word strin
 		return nil, err
 	}
 	defer conn.Close()
-	snap, err := inv.takeSnapshot(ctx, t.spec, conn)
+	snap, err := inv.takeSnapshot(ctx, t, conn)
 	if err != nil {
 		return nil, err
 	}

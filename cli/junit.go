@@ -67,7 +67,7 @@ func (inv *invocation) junitFlag(fs *flagSetT) {
 		if v == "" {
 			return fmt.Errorf("--junit needs a file")
 		}
-		inv.junit = &junitReport{Name: "mcpwire " + inv.cmd.name, path: v, start: time.Now()}
+		inv.junit = &junitReport{Name: inv.prog + " " + inv.cmd.name, path: v, start: time.Now()}
 		return nil
 	})
 }
@@ -198,7 +198,7 @@ func (inv *invocation) writeJUnit(f *failure) error {
 // itself succeeded).
 func (inv *invocation) finishJUnit(f *failure) {
 	if err := inv.writeJUnit(f); err != nil {
-		inv.eprintf("mcpwire: error: --junit: %s\n", clean(err.Error()))
+		inv.say("error: --junit: %s\n", clean(err.Error()))
 		if inv.exit == ExitOK && f == nil {
 			inv.exit = ExitServer
 		}
@@ -254,9 +254,9 @@ func (inv *invocation) listJUnit(entries []listEntry) {
 		case manager.State(e.State) == manager.StateConnected:
 			s.pass(class, e.Name, 0, e.Transport+" "+e.Target+": "+e.State)
 		case manager.State(e.State) == manager.StateNeedsLogin:
-			s.fail(class, e.Name, 0, "needs login", "log in with: mcpwire login "+e.Name)
+			s.fail(class, e.Name, 0, "needs login", "log in with: "+inv.suggest("login", e.Name))
 		case manager.State(e.State) == manager.StateNeedsApproval:
-			s.fail(class, e.Name, 0, "needs approval", "review it with: mcpwire get "+e.Name+"; then: mcpwire approve "+e.Name)
+			s.fail(class, e.Name, 0, "needs approval", "review it with: "+inv.suggest("get", e.Name)+"; then: "+inv.suggest("approve", e.Name))
 		default:
 			s.skip(class, e.Name, e.State)
 		}

@@ -89,7 +89,7 @@ func runSnapshot(ctx context.Context, inv *invocation, args []string) error {
 		return err
 	}
 	defer r.close()
-	snap, err := inv.takeSnapshot(ctx, r.t.spec, r.conn)
+	snap, err := inv.takeSnapshot(ctx, r.t, r.conn)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,8 @@ func runSnapshot(ctx context.Context, inv *invocation, args []string) error {
 // takeSnapshot lists everything the server offers and normalizes it. A
 // list that fails fails the snapshot: a surface with a hole would read
 // as removals in a diff.
-func (inv *invocation) takeSnapshot(ctx context.Context, spec *manager.Spec, conn *manager.Conn) (*snapshot, error) {
+func (inv *invocation) takeSnapshot(ctx context.Context, t *target, conn *manager.Conn) (*snapshot, error) {
+	spec := t.spec
 	rep := &testReport{Tools: []*protocol.Tool{}}
 	stop := inv.spinner("listing " + spec.Name)
 	err := inv.listAll(ctx, conn, rep)
@@ -140,7 +141,7 @@ func (inv *invocation) takeSnapshot(ctx context.Context, spec *manager.Spec, con
 		err = errors.New(rep.Warnings[0])
 	}
 	if err != nil {
-		return nil, inv.serverFailure(spec, conn.Explain(manager.PhaseList, err))
+		return nil, inv.serverFailure(t, conn.Explain(manager.PhaseList, err))
 	}
 	init := conn.Init()
 	return newSnapshot(spec.Name, init, rep)
