@@ -30,7 +30,7 @@ var allowedImports = map[string][]string{
 	"oauth":         {safe},
 	"manager":       {safe, "config", "transport", "protocol", "oauth"},
 	"cli":           {safe, "manager", "config", "protocol", "internal/demo", "golang.org/x/term", pendingSafe},
-	"internal/safe": {},
+	"internal/safe": {"golang.org/x/sys"},
 }
 
 // safe is the shared safety package.

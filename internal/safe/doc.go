@@ -1,0 +1,16 @@
+// Package safe holds the security rules every layer of mcpwire shares, one
+// copy of each:
+//
+//   - terminal sanitizing ([Sanitize], [SanitizeText]): text from a server
+//     or a project file cannot drive the terminal or forge a line;
+//   - redaction ([Redactor], [Writer]): secrets are masked in every form
+//     they take in output (plain, JSON-escaped, URL-escaped, base64 inside
+//     "Basic"), also in a stream whose writes split a secret;
+//   - URL rules ([CheckServerURL], [CheckEndpointURL], [RedactURL]);
+//   - atomic writes that never follow a symbolic link at their destination
+//     ([WritePrivate], [WriteAtomic], [WriteNew]);
+//   - file locks across read-modify-write ([Lock]).
+//
+// It is a leaf: it imports nothing of mcpwire, only the standard library
+// and golang.org/x/sys (for file locks).
+package safe
