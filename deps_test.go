@@ -29,16 +29,12 @@ var allowedImports = map[string][]string{
 	"config":        {safe},
 	"oauth":         {safe},
 	"manager":       {safe, "config", "transport", "protocol", "oauth"},
-	"cli":           {safe, "manager", "config", "protocol", "internal/demo", "golang.org/x/term", pendingSafe},
+	"cli":           {safe, "manager", "config", "protocol", "internal/demo", "golang.org/x/term"},
 	"internal/safe": {"golang.org/x/sys"},
 }
 
 // safe is the shared safety package.
 const safe = "internal/safe"
-
-// pendingSafe is what cli imports for terminal sanitizing until
-// internal/safe has landed (then cli uses it, and this goes).
-const pendingSafe = "transport"
 
 // modulePath reads the module line of go.mod.
 func modulePath(t *testing.T) string {

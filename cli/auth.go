@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 )
 
@@ -18,7 +19,7 @@ import (
 func (inv *invocation) authStatus(home string, s *config.Server) string {
 	st, warn := manager.AuthStatus(home, s, time.Now())
 	if warn != "" {
-		inv.say("warning: %s: %s\n", s.Name, clean(warn))
+		inv.say("warning: %s: %s\n", s.Name, safe.Sanitize(warn))
 	}
 	inv.tokenSecrets(home, s.Name)
 	return st

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -115,7 +116,7 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 	default:
 		inv.printResult(res)
 		if res.IsError {
-			inv.say("error: %s: the tool %s answered isError\n", clean(t.spec.Name), clean(toolName))
+			inv.say("error: %s: the tool %s answered isError\n", safe.Sanitize(t.spec.Name), safe.Sanitize(toolName))
 		}
 	}
 	return nil
@@ -154,7 +155,7 @@ func (inv *invocation) printResult(res *protocol.CallToolResult) {
 		inv.printf("%s\n", indentJSON(res.StructuredContent))
 	}
 	if res.OutputProblem != "" {
-		inv.say("warning: %s\n", clean(res.OutputProblem))
+		inv.say("warning: %s\n", safe.Sanitize(res.OutputProblem))
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/mcpwire/mcpwire/transport"
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // Exit codes, documented and stable.
@@ -178,7 +178,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		err := c.run(ctx, inv, args[1:])
 		return inv.finish(ctx, err)
 	}
-	fmt.Fprintf(env.Stderr, "%[1]s: error: unknown command %[2]q\n%[1]s: hint: run '%[1]s help' for the list of commands\n", env.Program, transport.StripControl(name))
+	fmt.Fprintf(env.Stderr, "%[1]s: error: unknown command %[2]q\n%[1]s: hint: run '%[1]s help' for the list of commands\n", env.Program, safe.Sanitize(name))
 	return ExitUsage
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 )
 
@@ -36,12 +37,12 @@ func (inv *invocation) loadConfig() (*config.Config, string, error) {
 	}
 	for _, f := range cfg.Files {
 		if f.Err != nil {
-			inv.say("warning: %s (its servers are left out)\n", clean(f.Err.Error()))
+			inv.say("warning: %s (its servers are left out)\n", safe.Sanitize(f.Err.Error()))
 		}
 	}
 	if !inv.json {
 		for _, w := range cfg.Warnings {
-			inv.say("warning: %s\n", clean(w))
+			inv.say("warning: %s\n", safe.Sanitize(w))
 		}
 	}
 	return cfg, home, nil
@@ -285,9 +286,9 @@ func runGet(ctx context.Context, inv *invocation, args []string) error {
 		return nil
 	}
 	inv.printf("%s  %s\n", inv.bold(s.Name), inv.dim(fmt.Sprintf("%s:%d (%s scope)", s.Source, s.Line, s.Scope)))
-	inv.printf("  transport: %s\n  target:    %s\n  enabled:   %v\n  approval:  %s\n", s.Type, clean(s.Target()), s.Enabled, state)
+	inv.printf("  transport: %s\n  target:    %s\n  enabled:   %v\n  approval:  %s\n", s.Type, safe.Sanitize(s.Target()), s.Enabled, state)
 	if problem != "" {
-		inv.printf("  problem:   %s\n", clean(problem))
+		inv.printf("  problem:   %s\n", safe.Sanitize(problem))
 	}
 	inv.printf("%s\n", indentJSON(masked))
 	return nil

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
@@ -200,7 +201,7 @@ func changeLine(c change) string {
 }
 
 func (inv *invocation) printDiff(rep *diffReport) {
-	inv.printf("%s %s → %s\n", inv.bold("diff"), clean(sideName(rep.Old)), clean(sideName(rep.New)))
+	inv.printf("%s %s → %s\n", inv.bold("diff"), safe.Sanitize(sideName(rep.Old)), safe.Sanitize(sideName(rep.New)))
 	if len(rep.Changes) == 0 {
 		inv.printf("no changes\n")
 		return
@@ -272,7 +273,7 @@ func mdCode(s string) string {
 // mdCell makes s safe inside a table cell: one line, pipes escaped,
 // control characters out.
 func mdCell(s string) string {
-	s = strings.Join(strings.Fields(clean(s)), " ")
+	s = safe.Sanitize(strings.Join(strings.Fields(s), " "))
 	return strings.ReplaceAll(s, "|", `\|`)
 }
 

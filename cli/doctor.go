@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 )
 
@@ -174,7 +175,7 @@ func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *mana
 }
 
 func (inv *invocation) printDoctor(r *doctorReport) {
-	inv.printf("%s %s\n", inv.bold(clean(r.Server)), inv.dim(r.Transport+" "+clean(r.Target)))
+	inv.printf("%s %s\n", inv.bold(safe.Sanitize(r.Server)), inv.dim(r.Transport+" "+safe.Sanitize(r.Target)))
 	for _, c := range r.Checks {
 		mark := map[string]string{manager.CheckOK: inv.green("✓"), manager.CheckWarn: inv.paint("33", "!"), manager.CheckFail: inv.red("✗"), manager.CheckSkip: inv.dim("-")}[c.Status]
 		inv.printf("  %s %-11s %s\n", mark, c.Phase, oneLine(c.Detail, 200))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // phaseUsage is the phase of a wrong command line; the other phases are
@@ -35,6 +37,22 @@ func (f *failure) Error() string {
 }
 
 func (f *failure) Unwrap() error { return f.err }
+
+// lines is the failure for people: one sanitized line, or one per error
+// when it joins several (errors.Join), each with the server and phase.
+func (f *failure) lines() []string {
+	j, ok := f.err.(interface{ Unwrap() []error })
+	if !ok {
+		return []string{safe.Sanitize(f.Error())}
+	}
+	var out []string
+	for _, e := range j.Unwrap() {
+		one := *f
+		one.err = e
+		out = append(out, safe.Sanitize(one.Error()))
+	}
+	return out
+}
 
 // usageErr is a wrong command line (exit 2).
 func usageErr(format string, args ...any) *failure {

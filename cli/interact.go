@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
@@ -34,9 +35,9 @@ func (inv *invocation) interactions(xf *interactionFlags, ev *events) (protocol.
 			}
 			logger := ""
 			if p.Logger != "" {
-				logger = " " + clean(p.Logger)
+				logger = " " + safe.Sanitize(p.Logger)
 			}
-			inv.say("server log [%s%s] %s\n", clean(p.Level), logger, oneLine(s, 500))
+			inv.say("server log [%s%s] %s\n", safe.Sanitize(p.Level), logger, oneLine(s, 500))
 		}
 	}
 	switch xf.elicit {
@@ -168,7 +169,7 @@ func (inv *invocation) elicitInteractive(ctx context.Context, p *protocol.Elicit
 	in := bufio.NewReader(inv.env.Stdin)
 	inv.eprintf("\nThe server asks (this text is from the server): %s\n", oneLine(p.Message, 300))
 	if p.Mode == "url" {
-		inv.eprintf("It wants you to open: %s\nOpen it yourself if you trust it. Press Enter when done, or type n to decline: ", clean(p.URL))
+		inv.eprintf("It wants you to open: %s\nOpen it yourself if you trust it. Press Enter when done, or type n to decline: ", safe.Sanitize(p.URL))
 		line, _ := in.ReadString('\n')
 		if strings.TrimSpace(line) == "n" {
 			return &protocol.ElicitResult{Action: "decline"}, nil
@@ -191,13 +192,13 @@ func (inv *invocation) elicitInteractive(ctx context.Context, p *protocol.Elicit
 		}
 		def := ""
 		if len(f.Default) > 0 {
-			def = " [" + clean(string(f.Default)) + "]"
+			def = " [" + safe.Sanitize(string(f.Default)) + "]"
 		}
 		if len(f.Enum) > 0 {
-			def += " (" + clean(strings.Join(f.Enum, "/")) + ")"
+			def += " (" + safe.Sanitize(strings.Join(f.Enum, "/")) + ")"
 		}
 		for {
-			inv.eprintf("  %s%s: ", clean(label), def)
+			inv.eprintf("  %s%s: ", safe.Sanitize(label), def)
 			line, err := in.ReadString('\n')
 			if err != nil && line == "" {
 				return &protocol.ElicitResult{Action: "cancel"}, nil

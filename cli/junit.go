@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 )
 
@@ -198,7 +199,7 @@ func (inv *invocation) writeJUnit(f *failure) error {
 // itself succeeded).
 func (inv *invocation) finishJUnit(f *failure) {
 	if err := inv.writeJUnit(f); err != nil {
-		inv.say("error: --junit: %s\n", clean(err.Error()))
+		inv.say("error: --junit: %s\n", safe.Sanitize(err.Error()))
 		if inv.exit == ExitOK && f == nil {
 			inv.exit = ExitServer
 		}

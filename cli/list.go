@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 )
 
@@ -77,7 +78,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 			e.Error = &struct {
 				Phase   string `json:"phase"`
 				Message string `json:"message"`
-			}{st.Phase, clean(st.Err.Error())}
+			}{st.Phase, safe.Sanitize(st.Err.Error())}
 		}
 		entries[i] = e
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 )
 
@@ -77,7 +78,7 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	opts.Timeout = lf.timeout
 	opts.Logf = func(format string, args ...any) {
 		if lf.verbose {
-			inv.say("%s: %s\n", name, clean(fmt.Sprintf(format, args...)))
+			inv.say("%s: %s\n", name, safe.Sanitize(fmt.Sprintf(format, args...)))
 		}
 	}
 	// The spinner runs until the browser is opened (or to the end of a
@@ -125,7 +126,7 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	if len(res.Scopes) > 0 {
 		sc = "scopes " + strings.Join(res.Scopes, " ")
 	}
-	inv.printf("logged in to %s (%s, expires %s)\n", name, clean(sc), expires)
+	inv.printf("logged in to %s (%s, expires %s)\n", name, safe.Sanitize(sc), expires)
 	return nil
 }
 
@@ -259,7 +260,7 @@ func (b *browser) open(authURL string) error {
 	}
 	cmd.Stdout, cmd.Stderr = nil, nil
 	if err := cmd.Start(); err != nil {
-		inv.say("could not start the browser (%s): open the address above by hand\n", clean(cmd.Path))
+		inv.say("could not start the browser (%s): open the address above by hand\n", safe.Sanitize(cmd.Path))
 	} else {
 		b.done = make(chan struct{})
 		go func() {

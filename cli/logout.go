@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 )
 
@@ -47,7 +48,7 @@ func runLogout(ctx context.Context, inv *invocation, args []string) error {
 		return nil
 	}
 	if res.RevokeErr != nil {
-		inv.say("warning: %s: the server did not confirm the revocation: %s\n", name, clean(res.RevokeErr.Error()))
+		inv.say("warning: %s: the server did not confirm the revocation: %s\n", name, safe.Sanitize(res.RevokeErr.Error()))
 	}
 	revoked := res.Revoked
 	if inv.json {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
@@ -15,17 +16,17 @@ import (
 func describeContent(c *protocol.Content) string {
 	switch c.Type {
 	case "text":
-		return clean(c.Text)
+		return safe.SanitizeText(c.Text)
 	case "image", "audio":
-		return fmt.Sprintf("[%s %s, %s]", c.Type, clean(c.MimeType), sizeOf(base64Len(c.Data)))
+		return fmt.Sprintf("[%s %s, %s]", c.Type, safe.Sanitize(c.MimeType), sizeOf(base64Len(c.Data)))
 	case "resource_link":
 		label := c.Title
 		if label == "" {
 			label = c.Name
 		}
-		s := fmt.Sprintf("[resource link %s: %s", clean(label), clean(c.URI))
+		s := fmt.Sprintf("[resource link %s: %s", safe.Sanitize(label), safe.Sanitize(c.URI))
 		if c.MimeType != "" {
-			s += " (" + clean(c.MimeType) + ")"
+			s += " (" + safe.Sanitize(c.MimeType) + ")"
 		}
 		if c.Description != "" {
 			s += " — " + oneLine(c.Description, 80)
@@ -37,26 +38,26 @@ func describeContent(c *protocol.Content) string {
 		}
 		return describeResource(c.Resource, true)
 	}
-	return fmt.Sprintf("[content of unknown type %q]", clean(c.Type))
+	return fmt.Sprintf("[content of unknown type %q]", safe.Sanitize(c.Type))
 }
 
 // describeResource renders one resource's contents: text inlined (with
 // a header when embedded), a blob described.
 func describeResource(r *protocol.ResourceContents, header bool) string {
 	if r.IsBlob() {
-		return fmt.Sprintf("[resource %s: %s, %s]", clean(r.URI), orUnknown(r.MimeType), sizeOf(base64Len(r.Blob)))
+		return fmt.Sprintf("[resource %s: %s, %s]", safe.Sanitize(r.URI), orUnknown(r.MimeType), sizeOf(base64Len(r.Blob)))
 	}
 	if header {
-		return fmt.Sprintf("[resource %s (%s)]\n%s", clean(r.URI), orUnknown(r.MimeType), clean(r.Text))
+		return fmt.Sprintf("[resource %s (%s)]\n%s", safe.Sanitize(r.URI), orUnknown(r.MimeType), safe.SanitizeText(r.Text))
 	}
-	return clean(r.Text)
+	return safe.SanitizeText(r.Text)
 }
 
 func orUnknown(mime string) string {
 	if mime == "" {
 		return "type unknown"
 	}
-	return clean(mime)
+	return safe.Sanitize(mime)
 }
 
 // base64Len is the decoded length of standard base64 s.
@@ -78,7 +79,7 @@ func sizeOf(n int) string {
 func indentJSON(raw json.RawMessage) string {
 	var buf bytes.Buffer
 	if json.Indent(&buf, raw, "", "  ") != nil {
-		return clean(string(raw))
+		return safe.SanitizeText(string(raw))
 	}
-	return clean(buf.String())
+	return safe.SanitizeText(buf.String())
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -53,7 +54,7 @@ func runRead(ctx context.Context, inv *invocation, args []string) error {
 		return nil
 	}
 	if out != "" {
-		inv.eprintf("wrote %d item(s) of %s to %s\n", len(res.Contents), clean(uri), out)
+		inv.eprintf("wrote %d item(s) of %s to %s\n", len(res.Contents), safe.Sanitize(uri), out)
 		return nil
 	}
 	for i := range res.Contents {
@@ -114,7 +115,7 @@ func runPrompt(ctx context.Context, inv *invocation, args []string) error {
 	}
 	for i := range res.Messages {
 		m := &res.Messages[i]
-		inv.printf("%s:\n%s\n\n", inv.bold(clean(m.Role)), strings.TrimRight(describeContent(&m.Content), "\n"))
+		inv.printf("%s:\n%s\n\n", inv.bold(safe.Sanitize(m.Role)), strings.TrimRight(describeContent(&m.Content), "\n"))
 	}
 	return nil
 }
@@ -160,7 +161,7 @@ func runComplete(ctx context.Context, inv *invocation, args []string) error {
 		return nil
 	}
 	for _, v := range res.Completion.Values {
-		inv.printf("%s\n", clean(v))
+		inv.printf("%s\n", safe.Sanitize(v))
 	}
 	if res.Completion.HasMore {
 		inv.eprintf("(more values exist)\n")

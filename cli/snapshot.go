@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -122,7 +123,7 @@ func runSnapshot(ctx context.Context, inv *invocation, args []string) error {
 		}{1, "snapshot", true, snap.Server, out, counts})
 		return nil
 	}
-	inv.printf("wrote the surface of %s to %s: %s, %s, %s, %s\n", clean(snap.Server), out,
+	inv.printf("wrote the surface of %s to %s: %s, %s, %s, %s\n", safe.Sanitize(snap.Server), out,
 		plural(counts["tools"], "tool"), plural(counts["resources"], "resource"),
 		plural(counts["resourceTemplates"], "resource template"), plural(counts["prompts"], "prompt"))
 	return nil

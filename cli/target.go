@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/internal/demo"
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -166,7 +167,7 @@ func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, 
 	}
 	if tf.logLevel != "" {
 		if err := conn.SetLogLevel(ctx, tf.logLevel); err != nil {
-			inv.say("warning: %s: logging/setLevel: %v\n", spec.Name, clean(err.Error()))
+			inv.say("warning: %s: logging/setLevel: %v\n", spec.Name, safe.Sanitize(err.Error()))
 		}
 	}
 	return conn, nil
@@ -239,6 +240,6 @@ type redactingWriter struct {
 }
 
 func (r *redactingWriter) Write(p []byte) (int, error) {
-	_, err := r.w.Write([]byte(clean(r.inv.redact(string(p)))))
+	_, err := r.w.Write([]byte(safe.SanitizeText(r.inv.redact(string(p)))))
 	return len(p), err
 }

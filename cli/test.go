@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -103,13 +104,13 @@ func (inv *invocation) listAll(ctx context.Context, conn *manager.Conn, rep *tes
 
 func (inv *invocation) printTest(rep *testReport) {
 	info := rep.ServerInfo
-	name := clean(info.Name)
+	name := safe.Sanitize(info.Name)
 	if info.Title != "" && info.Title != info.Name {
-		name += " (" + clean(info.Title) + ")"
+		name += " (" + safe.Sanitize(info.Title) + ")"
 	}
-	inv.printf("%s %s %s\n", inv.green("✓"), inv.bold(clean(rep.Server)), inv.dim(rep.Transport+" "+clean(rep.Target)))
+	inv.printf("%s %s %s\n", inv.green("✓"), inv.bold(safe.Sanitize(rep.Server)), inv.dim(rep.Transport+" "+safe.Sanitize(rep.Target)))
 	rows := [][]string{
-		{"server", name + " " + clean(info.Version)},
+		{"server", name + " " + safe.Sanitize(info.Version)},
 		{"protocol", rep.ProtocolVersion},
 		{"capabilities", strings.Join(rep.Capabilities.Names(), ", ")},
 	}
@@ -118,7 +119,7 @@ func (inv *invocation) printTest(rep *testReport) {
 	}
 	if rep.Instructions != "" {
 		inv.printf("  instructions (from the server, not from %s):\n", inv.prog)
-		for _, line := range strings.Split(strings.TrimRight(clean(rep.Instructions), "\n"), "\n") {
+		for _, line := range strings.Split(strings.TrimRight(safe.SanitizeText(rep.Instructions), "\n"), "\n") {
 			inv.printf("    | %s\n", line)
 		}
 	}
@@ -130,7 +131,7 @@ func (inv *invocation) printTest(rep *testReport) {
 			if d := t.DisplayName(); d != t.Name {
 				title = d
 			}
-			table = append(table, []string{clean(t.Name), oneLine(title, 30), oneLine(t.Description, 70)})
+			table = append(table, []string{safe.Sanitize(t.Name), oneLine(title, 30), oneLine(t.Description, 70)})
 		}
 		inv.tableIndented(table)
 	}
@@ -138,7 +139,7 @@ func (inv *invocation) printTest(rep *testReport) {
 		inv.printf("\n%s (%d)\n", inv.bold("Resources"), len(rep.Resources))
 		table := [][]string{{"URI", "NAME", "TYPE"}}
 		for _, r := range rep.Resources {
-			table = append(table, []string{clean(r.URI), oneLine(r.Name, 30), clean(r.MimeType)})
+			table = append(table, []string{safe.Sanitize(r.URI), oneLine(r.Name, 30), safe.Sanitize(r.MimeType)})
 		}
 		inv.tableIndented(table)
 	}
@@ -146,7 +147,7 @@ func (inv *invocation) printTest(rep *testReport) {
 		inv.printf("\n%s (%d)\n", inv.bold("Resource templates"), len(rep.ResourceTemplates))
 		table := [][]string{{"TEMPLATE", "NAME", "DESCRIPTION"}}
 		for _, r := range rep.ResourceTemplates {
-			table = append(table, []string{clean(r.URITemplate), oneLine(r.Name, 30), oneLine(r.Description, 60)})
+			table = append(table, []string{safe.Sanitize(r.URITemplate), oneLine(r.Name, 30), oneLine(r.Description, 60)})
 		}
 		inv.tableIndented(table)
 	}
@@ -156,18 +157,18 @@ func (inv *invocation) printTest(rep *testReport) {
 		for _, p := range rep.Prompts {
 			var as []string
 			for _, a := range p.Arguments {
-				n := clean(a.Name)
+				n := safe.Sanitize(a.Name)
 				if !a.Required {
 					n += "?"
 				}
 				as = append(as, n)
 			}
-			table = append(table, []string{clean(p.Name), strings.Join(as, " "), oneLine(p.Description, 60)})
+			table = append(table, []string{safe.Sanitize(p.Name), strings.Join(as, " "), oneLine(p.Description, 60)})
 		}
 		inv.tableIndented(table)
 	}
 	for _, w := range rep.Warnings {
-		inv.say("warning: %s\n", clean(w))
+		inv.say("warning: %s\n", safe.Sanitize(w))
 	}
 	inv.printf("\n%s\n", inv.dim(fmt.Sprintf("spawn %d ms, initialize %d ms, list %d ms", rep.Timing["spawn"], rep.Timing["initialize"], rep.Timing["list"])))
 }
@@ -180,9 +181,9 @@ func (inv *invocation) tableIndented(rows [][]string) {
 	inv.table(rows)
 }
 
-// oneLine cleans s, joins its lines and cuts it to n runes.
+// oneLine joins the lines of s, sanitizes it and cuts it to n runes.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(clean(s)), " ")
+	s = safe.Sanitize(strings.Join(strings.Fields(s), " "))
 	r := []rune(s)
 	if len(r) > n {
 		return string(r[:n-1]) + "…"

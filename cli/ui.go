@@ -12,8 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mcpwire/mcpwire/config"
-	"github.com/mcpwire/mcpwire/transport"
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // An invocation is one run of one command: its output modes and the
@@ -35,7 +34,7 @@ type invocation struct {
 
 	mu      sync.Mutex
 	secrets []string
-	masker  *config.Redactor // nil until needed after the secrets changed
+	masker  *safe.Redactor // nil until needed after the secrets changed
 }
 
 func newInvocation(env Env, cmd *command) *invocation {
@@ -82,7 +81,7 @@ func (inv *invocation) addSecrets(values ...string) {
 func (inv *invocation) redact(s string) string {
 	inv.mu.Lock()
 	if inv.masker == nil && len(inv.secrets) > 0 {
-		inv.masker = config.NewRedactor(inv.secrets...)
+		inv.masker = safe.NewRedactor(inv.secrets...)
 	}
 	m := inv.masker
 	inv.mu.Unlock()
@@ -164,7 +163,7 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 	if phase == "" {
 		phase = "internal"
 	}
-	msg := transport.StripControl(f.err.Error())
+	msg := safe.Sanitize(f.err.Error())
 	if inv.json && !inv.wroteJSON && f.code != ExitUsage {
 		inv.writeJSON(struct {
 			Schema int       `json:"schema"`
@@ -172,7 +171,9 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 			Error  jsonError `json:"error"`
 		}{1, false, jsonError{Server: f.server, Phase: phase, Message: msg, Hints: f.hints, Stderr: f.stderr}})
 	}
-	inv.say("error: %s\n", transport.StripControl(f.Error()))
+	for _, line := range f.lines() {
+		inv.say("error: %s\n", line)
+	}
 	if f.stderr != "" {
 		inv.say("the server's last words on stderr:\n")
 		for _, line := range strings.Split(strings.TrimRight(f.stderr, "\n"), "\n") {
@@ -180,7 +181,7 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 		}
 	}
 	for _, h := range f.hints {
-		inv.say("hint: %s\n", h)
+		inv.say("hint: %s\n", safe.Sanitize(h))
 	}
 	if f.code == ExitUsage && inv.cmd != nil && inv.cmd.usage != "" {
 		inv.eprintf("usage: %s\n", inv.cmd.synopsis(inv.prog))
@@ -258,6 +259,3 @@ func (inv *invocation) spinner(msg string) (stop func()) {
 		})
 	}
 }
-
-// clean makes text from a server safe to print: control characters out.
-func clean(s string) string { return transport.StripControl(s) }

@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // File names in the home folder used by approvals.
@@ -112,44 +114,22 @@ func LoadKey(home string) ([]byte, error) {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("reading approval key: %v", err)
 		}
-		if err := createKey(home, path); err != nil {
+		if err := createKey(path); err != nil {
 			return nil, err
 		}
 	}
 	return nil, fmt.Errorf("reading approval key %s: it keeps disappearing", path)
 }
 
-// createKey writes a new key through a temporary file and a hard link, so
-// that a reader never sees half a key and two processes creating it at
-// once agree on one.
-func createKey(home, path string) error {
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return fmt.Errorf("creating approval key: %v", err)
-	}
+// createKey writes a new key with safe.WriteNew (a temporary file and a
+// hard link), so that a reader never sees half a key and two processes
+// creating it at once agree on one.
+func createKey(path string) error {
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		return fmt.Errorf("creating approval key: %v", err)
 	}
-	f, err := os.CreateTemp(home, "."+KeyFileName+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("creating approval key: %v", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	_, werr := f.Write(key)
-	if werr == nil {
-		werr = f.Chmod(0o600)
-	}
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("creating approval key: %v", werr)
-	}
-	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := safe.WriteNew(path, key, 0o600); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("creating approval key: %v", err)
 	}
 	return nil
@@ -324,6 +304,9 @@ func (a *Approvals) Revoke(s *Server) error {
 func (a *Approvals) write(s *Server, rec []byte, op string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if err := safe.NotSymlink(a.path); err != nil {
+		return fmt.Errorf("%s server %q: %w", op, s.Name, err)
+	}
 	data, err := a.reload()
 	if err != nil {
 		return fmt.Errorf("%s server %q: %w", op, s.Name, err)
@@ -335,7 +318,7 @@ func (a *Approvals) write(s *Server, rec []byte, op string) error {
 	if err != nil {
 		return fmt.Errorf("%s server %q: %s: %v", op, s.Name, a.path, err)
 	}
-	if err := writeFileAtomic(a.path, out); err != nil {
+	if err := safe.WritePrivate(a.path, out); err != nil {
 		return fmt.Errorf("%s server %q: %v", op, s.Name, err)
 	}
 	_, err = a.reload()

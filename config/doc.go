@@ -74,20 +74,19 @@
 // [AddServer], [RemoveServer] and [SetEnabled] change one entry and keep
 // every other byte of the file: other entries, their order, their layout,
 // unknown fields. A new entry is laid out like its neighbours. Writes go
-// through a temporary file in the same folder, fsync and rename, with mode
-// 0600 (the folder is created 0700); a symbolic link stays and its target
-// is replaced. A file that is not valid JSON is never overwritten.
+// through safe.WritePrivate: a temporary file in the same folder, fsync
+// and rename, with mode 0600 (the folder is created 0700). A file that is
+// not valid JSON is never overwritten.
 //
 // # Secrets
 //
 // [Server.Secrets] lists every secret of a definition (env values, header
 // values, bearer tokens and other credentials in headers, the OAuth client
-// secret, URL query values; as written and as expanded). A [Redactor]
-// ([NewRedactor], [Config.Redactor]) masks them as "***" in any text
-// (values shorter than [MinSecretLen] excepted). [MaskedJSON] is the entry
-// as written with those values masked, for `mcpwire get`. [RedactURL]
-// reduces a URL to scheme://host:port/path. Errors of this package never
-// hold a configured value.
+// secret, URL query values; as written and as expanded).
+// [Config.Redactor] is a safe.Redactor for them. [MaskedJSON] is the entry
+// as written with those values masked, for `mcpwire get`. URLs are shown
+// through safe.RedactURL. Errors of this package never hold a configured
+// value.
 //
 // # Typical use
 //

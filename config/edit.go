@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // An Entry is a new server definition for [AddServer]. Empty fields are
@@ -25,8 +28,12 @@ type Entry struct {
 
 // readForEdit reads a server file to edit it. A missing or empty file is
 // an empty object; a file that is not valid JSON is an error (and is never
-// overwritten).
+// overwritten); a symbolic link is refused (*safe.SymlinkError): no edit
+// writes through one, and replacing it would cut what the user linked.
 func readForEdit(path string) ([]byte, *parsedFile, error) {
+	if err := safe.NotSymlink(path); err != nil {
+		return nil, nil, err
+	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) || err == nil && len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{\n}\n")
@@ -73,9 +80,9 @@ func AddServer(path, name string, entry any) (*Server, error) {
 	if err := ValidName(name); err != nil {
 		return nil, fmt.Errorf("adding server: %v", err)
 	}
-	path, err := canonicalPath(path)
+	path, err := filepath.Abs(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("adding server %q: %v", name, err)
 	}
 	var raw []byte
 	switch e := entry.(type) {
@@ -131,7 +138,7 @@ func AddServer(path, name string, entry any) (*Server, error) {
 	if !added.Valid() {
 		return nil, fmt.Errorf("adding server %q: %w", name, added.Err)
 	}
-	if err := writeFileAtomic(path, out); err != nil {
+	if err := safe.WritePrivate(path, out); err != nil {
 		return nil, fmt.Errorf("adding server %q: %v", name, err)
 	}
 	return added, nil
@@ -149,7 +156,7 @@ func RemoveServer(path, name string) error {
 	if err != nil {
 		return fmt.Errorf("removing server: %w", err)
 	}
-	if err := writeFileAtomic(path, deleteMember(data, cont, idx)); err != nil {
+	if err := safe.WritePrivate(path, deleteMember(data, cont, idx)); err != nil {
 		return fmt.Errorf("removing server %q: %v", name, err)
 	}
 	return nil
@@ -193,7 +200,7 @@ func SetEnabled(path, name string, enabled bool) error {
 	if bytes.Equal(out, data) {
 		return nil
 	}
-	if err := writeFileAtomic(path, out); err != nil {
+	if err := safe.WritePrivate(path, out); err != nil {
 		return fmt.Errorf("%s server %q: %v", op, name, err)
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 const editBase = `{
@@ -292,21 +294,35 @@ func TestEditsNeverOverwriteInvalidJSON(t *testing.T) {
 	}
 }
 
+// TestEditThroughSymlink: no edit writes through a symbolic link, nor
+// replaces it (issue 11, item 4).
 func TestEditThroughSymlink(t *testing.T) {
 	dir := t.TempDir()
-	target := filepath.Join(dir, "real.json")
-	writeFile(t, target, `{"mcpServers": {}}`)
+	target := filepath.Join(dir, "elsewhere.json")
+	writeFile(t, target, `{"mcpServers": {"b": {"command": "b"}}}`)
+	os.Chmod(target, 0o644)
 	link := filepath.Join(dir, FileName)
 	if err := os.Symlink(target, link); err != nil {
 		t.Skip(err)
 	}
-	if _, err := AddServer(link, "a", Entry{Command: "a"}); err != nil {
-		t.Fatal(err)
-	}
-	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		t.Errorf("the link was replaced")
-	}
-	if !strings.Contains(readString(t, target), `"a"`) {
-		t.Errorf("the target was not edited")
+	for name, edit := range map[string]func() error{
+		"add":     func() error { _, err := AddServer(link, "a", Entry{Command: "a"}); return err },
+		"remove":  func() error { return RemoveServer(link, "b") },
+		"disable": func() error { return SetEnabled(link, "b", false) },
+	} {
+		err := edit()
+		var se *safe.SymlinkError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("%s: err = %v, want a refusal naming the link", name, err)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s: the link was replaced", name)
+		}
+		if got := readString(t, target); got != `{"mcpServers": {"b": {"command": "b"}}}` {
+			t.Errorf("%s: the target was edited: %s", name, got)
+		}
+		if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o644 {
+			t.Errorf("%s: the target's mode changed to %v", name, fi.Mode().Perm())
+		}
 	}
 }

@@ -85,7 +85,7 @@ func (s *Server) Expand(getenv func(string) string) (*Expanded, error) {
 			}
 		}
 	case TypeHTTP, TypeSSE:
-		if err := checkURL(x.URL); err != nil {
+		if err := checkURL(x.URL, false); err != nil {
 			return nil, after("url", err.Error())
 		}
 		for _, k := range slices.Sorted(maps.Keys(x.Headers)) {

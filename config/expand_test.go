@@ -67,7 +67,7 @@ func TestExpandAfterChecks(t *testing.T) {
 	}{
 		{Server{Type: TypeStdio, Command: "${C:-}"}, nil, "command: after expansion: is empty"},
 		{Server{Type: TypeHTTP, URL: "${U}"}, map[string]string{"U": "http://10.0.0.1/"}, "url: after expansion: plain http"},
-		{Server{Type: TypeSSE, URL: "${U}"}, map[string]string{"U": "https://a:b@h.example/"}, "url: after expansion: must not hold a user name or password"},
+		{Server{Type: TypeSSE, URL: "${U}"}, map[string]string{"U": "https://a:b@h.example/"}, "url: after expansion: a user name or password"},
 		{Server{Type: TypeHTTP, URL: "https://h.example/", Headers: map[string]string{"A": "${V}"}}, map[string]string{"V": "x\r\nInjected: 1"}, "headers.A: after expansion: contains a line break"},
 	} {
 		_, err := tc.s.Expand(env(tc.vars))

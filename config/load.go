@@ -464,7 +464,7 @@ func parseEntry(file, scope string, data []byte, name string, m *jmember, warnin
 			s.URL, _ = p.str(v, f.key)
 			urlAt, urlField = f.keyStart, f.key
 			if v.kind == '"' && !strings.Contains(s.URL, "${") {
-				if err := checkURL(s.URL); err != nil {
+				if err := checkURL(s.URL, false); err != nil {
 					p.fail(v.start, f.key, "%v", err)
 				}
 			}
@@ -593,7 +593,7 @@ func (p *entryParser) oauth(v *jnode) *OAuth {
 			if !ok {
 				break
 			}
-			if err := checkURL(u); err != nil {
+			if err := checkURL(u, false); err != nil {
 				p.fail(f.val.start, field, "%v", err)
 			}
 			if f.key == "authorization_server" {

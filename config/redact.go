@@ -6,16 +6,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
-
-// MinSecretLen is the length under which a configured value is not masked
-// in free text by a [Redactor]: "1", "true" or "dev" as env values cannot
-// be secrets worth the name, and masking every "1" would mangle output.
-// [MaskedJSON] masks every value, whatever its length.
-const MinSecretLen = 6
-
-// Mask replaces a secret in output.
-const Mask = "***"
 
 // Secrets returns every secret of the definition, as written and as
 // expanded: env values, header values, the credential of each header value
@@ -75,60 +68,13 @@ func (s *Server) Secrets() []string {
 	return slices.Compact(out)
 }
 
-// A Redactor masks known secrets in text. The zero value and nil mask
-// nothing. It is safe for concurrent use once built.
-type Redactor struct {
-	r *strings.Replacer
-}
-
-// NewRedactor returns a Redactor for the given secrets. Secrets shorter
-// than MinSecretLen are ignored; each secret is also masked in its
-// JSON-escaped and URL-escaped forms.
-func NewRedactor(secrets ...string) *Redactor {
-	var all []string
-	for _, s := range secrets {
-		if len(s) < MinSecretLen {
-			continue
-		}
-		all = append(all, s)
-		if j := string(bytes.Trim(marshalString(s), `"`)); j != s {
-			all = append(all, j)
-		}
-		if q := url.QueryEscape(s); q != s {
-			all = append(all, q)
-		}
-		if p := url.PathEscape(s); p != s {
-			all = append(all, p)
-		}
-	}
-	if len(all) == 0 {
-		return &Redactor{}
-	}
-	// Longest first, so that a secret containing another is masked whole.
-	slices.SortFunc(all, func(a, b string) int { return len(b) - len(a) })
-	all = slices.Compact(all)
-	pairs := make([]string, 0, 2*len(all))
-	for _, s := range all {
-		pairs = append(pairs, s, Mask)
-	}
-	return &Redactor{r: strings.NewReplacer(pairs...)}
-}
-
-// Redact returns s with every secret replaced by "***".
-func (r *Redactor) Redact(s string) string {
-	if r == nil || r.r == nil {
-		return s
-	}
-	return r.r.Replace(s)
-}
-
 // Redactor returns a Redactor for the secrets of every server of c.
-func (c *Config) Redactor() *Redactor {
+func (c *Config) Redactor() *safe.Redactor {
 	var all []string
 	for _, s := range c.Servers {
 		all = append(all, s.Secrets()...)
 	}
-	return NewRedactor(all...)
+	return safe.NewRedactor(all...)
 }
 
 // MaskedJSON returns s's entry as written, indented, with every env value,
@@ -145,7 +91,7 @@ func MaskedJSON(s *Server) ([]byte, error) {
 		text       []byte
 	}
 	var edits []edit
-	mask := []byte(`"` + Mask + `"`)
+	mask := []byte(`"` + safe.Mask + `"`)
 	maskValues := func(n *jnode) {
 		if n.kind != '{' {
 			edits = append(edits, edit{n.start, n.end, mask})
@@ -170,9 +116,9 @@ func MaskedJSON(s *Server) ([]byte, error) {
 				}
 			case "url", "httpUrl", "serverUrl":
 				if m.val.kind == '"' {
-					shown := RedactURL(m.val.str)
+					shown := safe.RedactURL(m.val.str)
 					if strings.ContainsAny(m.val.str, "?#") {
-						shown += "?" + Mask
+						shown += "?" + safe.Mask
 					}
 					edits = append(edits, edit{m.val.start, m.val.end, marshalString(shown)})
 				}

@@ -3,6 +3,8 @@ package config
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // Transport types of a [Server].
@@ -105,5 +107,5 @@ func (s *Server) Target() string {
 		}
 		return t
 	}
-	return RedactURL(s.URL)
+	return safe.RedactURL(s.URL)
 }

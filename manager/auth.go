@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/oauth"
 )
 
@@ -139,28 +140,8 @@ func parseStepUp(data []byte) (*StepUp, error) {
 
 // SaveStepUp writes the pending step-up of name (mode 0600, atomically).
 func SaveStepUp(home, name string, su *StepUp) error {
-	dir := TokenStore(home).Dir
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
 	data, _ := json.Marshal(su)
-	f, err := os.CreateTemp(dir, ".tmp-stepup-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), stepUpPath(home, name))
+	return safe.WritePrivate(stepUpPath(home, name), data)
 }
 
 // ClearStepUp forgets the pending step-up of name.

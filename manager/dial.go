@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -47,7 +48,7 @@ func (s *Spec) Target() string {
 		}
 		return t
 	}
-	return transport.RedactURL(s.URL)
+	return safe.RedactURL(s.URL)
 }
 
 // DialOptions are what a connection needs besides its Spec. A nil

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/oauth"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/transport"
@@ -386,12 +387,12 @@ func (d *doctor) post(ctx context.Context) (int, []oauth.Challenge, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return 0, nil, fmt.Errorf("POST %s: %v", transport.RedactURL(d.spec.URL), err)
+		return 0, nil, fmt.Errorf("POST %s: %v", safe.RedactURL(d.spec.URL), err)
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
-		return 0, nil, fmt.Errorf("the server redirects to %s; mcpwire refuses redirects", transport.RedactURL(resp.Header.Get("Location")))
+		return 0, nil, fmt.Errorf("the server redirects to %s; mcpwire refuses redirects", safe.RedactURL(resp.Header.Get("Location")))
 	}
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
 		del, err := http.NewRequestWithContext(ctx, http.MethodDelete, d.spec.URL, nil)
@@ -416,7 +417,7 @@ func (d *doctor) oauth(ctx context.Context, challenges []oauth.Challenge) {
 		if aerr != nil {
 			d.fail("oauth", "authorization server metadata: "+aerr.Error(), "the authorization server's metadata cannot be read; login will fail")
 		} else {
-			d.ok("oauth", "authorization server "+transport.RedactURL(as.Issuer))
+			d.ok("oauth", "authorization server "+safe.RedactURL(as.Issuer))
 		}
 	case err == nil:
 		d.set(&Check{Phase: "oauth", Status: CheckWarn, Detail: "the resource metadata names no authorization server"})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/oauth"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/transport"
@@ -105,7 +106,7 @@ func URLName(raw string) string {
 // CheckURL says whether raw may be used as a server URL: https, or plain
 // http only to a loopback host, and no user:password in it. The error
 // shows the URL redacted.
-func CheckURL(raw string) error { return transport.CheckURL(raw) }
+func CheckURL(raw string) error { return safe.CheckServerURL(raw, false) }
 
 // Login logs in to an HTTP server for the home's token store: it asks the
 // server (without a token) how it wants to be logged in to, then runs

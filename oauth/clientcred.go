@@ -16,6 +16,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // ClientCredentialsOptions configures [ClientCredentials]: a machine
@@ -82,7 +84,7 @@ func ClientCredentials(ctx context.Context, opts ClientCredentialsOptions) (*Tok
 	if len(scopes) > 0 {
 		form.Set("scope", joinScopes(scopes))
 	}
-	log.printf("requesting a token with client_credentials at %s", RedactURL(md.TokenEndpoint))
+	log.printf("requesting a token with client_credentials at %s", safe.RedactURL(md.TokenEndpoint))
 	tok, _, err := postToken(ctx, client, md.TokenEndpoint, form, auth, now)
 	if err != nil {
 		return nil, fmt.Errorf("client credentials: %w", err)
@@ -148,7 +150,7 @@ func ParsePrivateKey(pemText string) (crypto.Signer, error) {
 	case "RSA PRIVATE KEY":
 		key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
 	default:
-		return nil, fmt.Errorf("parsing private key: unsupported PEM block %q", clip(StripControl(block.Type), 40))
+		return nil, fmt.Errorf("parsing private key: unsupported PEM block %q", clip(safe.Sanitize(block.Type), 40))
 	}
 	if err != nil {
 		return nil, errors.New("parsing private key: invalid key data")
@@ -226,7 +228,7 @@ func SignJWT(key crypto.Signer, alg string, header, claims map[string]any) (stri
 			return "", fmt.Errorf("signing JWT: %v", err)
 		}
 	default:
-		return "", fmt.Errorf("signing JWT: unsupported algorithm %q", clip(StripControl(alg), 20))
+		return "", fmt.Errorf("signing JWT: unsupported algorithm %q", clip(safe.Sanitize(alg), 20))
 	}
 	return signingInput + "." + enc.EncodeToString(sig), nil
 }

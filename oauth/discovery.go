@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // ProtectedResourceMetadata is the OAuth 2.0 Protected Resource Metadata
@@ -109,10 +111,10 @@ func checkHTTPURL(raw string, noQuery bool) error {
 		return errors.New("not an http(s) URL")
 	}
 	if u.Host == "" || u.User != nil || u.Fragment != "" || strings.Contains(raw, "#") {
-		return fmt.Errorf("unusable URL %s", RedactURL(raw))
+		return fmt.Errorf("unusable URL %s", safe.RedactURL(raw))
 	}
 	if noQuery && u.RawQuery != "" {
-		return fmt.Errorf("URL %s has a query", RedactURL(raw))
+		return fmt.Errorf("URL %s has a query", safe.RedactURL(raw))
 	}
 	return nil
 }
@@ -123,7 +125,7 @@ func checkHTTPURL(raw string, noQuery bool) error {
 func CanonicalResource(serverURL string) (string, error) {
 	u, err := url.Parse(serverURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("server URL %s is not an absolute http(s) URL", RedactURL(serverURL))
+		return "", fmt.Errorf("server URL %s is not an absolute http(s) URL", safe.RedactURL(serverURL))
 	}
 	path := u.EscapedPath()
 	if path == "/" {
@@ -178,7 +180,7 @@ func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
 func DiscoverResource(ctx context.Context, client *http.Client, serverURL string, challenges []Challenge) (*ProtectedResourceMetadata, error) {
 	u, err := url.Parse(serverURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("discovering resource metadata: server URL %s is not an absolute http(s) URL", RedactURL(serverURL))
+		return nil, fmt.Errorf("discovering resource metadata: server URL %s is not an absolute http(s) URL", safe.RedactURL(serverURL))
 	}
 	var candidates []string
 	for _, c := range challenges {
@@ -198,9 +200,9 @@ func DiscoverResource(ctx context.Context, client *http.Client, serverURL string
 	case err != nil:
 		return nil, err
 	case md == nil:
-		return nil, fmt.Errorf("discovering resource metadata for %s: %w", RedactURL(serverURL), ErrNoResourceMetadata)
+		return nil, fmt.Errorf("discovering resource metadata for %s: %w", safe.RedactURL(serverURL), ErrNoResourceMetadata)
 	case !ResourceCovers(md.Resource, serverURL):
-		return nil, &ResourceMismatchError{Resource: RedactURL(md.Resource), Server: RedactURL(serverURL)}
+		return nil, &ResourceMismatchError{Resource: safe.RedactURL(md.Resource), Server: safe.RedactURL(serverURL)}
 	}
 	return md, nil
 }
@@ -218,7 +220,7 @@ func firstDocument[T any](ctx context.Context, client *http.Client, candidates [
 		}
 		md, err := parse(data)
 		if err != nil {
-			return nil, fmt.Errorf("%s at %s: %v", op, RedactURL(c), err)
+			return nil, fmt.Errorf("%s at %s: %v", op, safe.RedactURL(c), err)
 		}
 		return md, nil
 	}
@@ -230,7 +232,7 @@ func firstDocument[T any](ctx context.Context, client *http.Client, candidates [
 func authServerMetadataURLs(issuer string) ([]string, error) {
 	u, err := url.Parse(issuer)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("issuer %s is not an absolute URL", RedactURL(issuer))
+		return nil, fmt.Errorf("issuer %s is not an absolute URL", safe.RedactURL(issuer))
 	}
 	o := origin(u)
 	p := strings.TrimSuffix(u.EscapedPath(), "/")
@@ -276,9 +278,9 @@ func DiscoverAuthServer(ctx context.Context, client *http.Client, issuer string)
 	case err != nil:
 		return nil, err
 	case md == nil:
-		return nil, fmt.Errorf("discovering authorization server %s: %w", RedactURL(issuer), ErrNoAuthServerMetadata)
+		return nil, fmt.Errorf("discovering authorization server %s: %w", safe.RedactURL(issuer), ErrNoAuthServerMetadata)
 	case !sameIssuer(md.Issuer, issuer):
-		return nil, &IssuerMismatchError{Where: "metadata", Expected: RedactURL(issuer), Got: RedactURL(md.Issuer)}
+		return nil, &IssuerMismatchError{Where: "metadata", Expected: safe.RedactURL(issuer), Got: safe.RedactURL(md.Issuer)}
 	}
 	return md, nil
 }
@@ -290,7 +292,7 @@ func DiscoverAuthServer(ctx context.Context, client *http.Client, issuer string)
 func discoverLegacy(ctx context.Context, client *http.Client, serverURL string) (*AuthServerMetadata, error) {
 	u, err := url.Parse(serverURL)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("discovering authorization server: bad server URL %s", RedactURL(serverURL))
+		return nil, fmt.Errorf("discovering authorization server: bad server URL %s", safe.RedactURL(serverURL))
 	}
 	o := origin(u)
 	for _, c := range []string{o + "/.well-known/oauth-authorization-server", o + "/.well-known/openid-configuration"} {
@@ -305,7 +307,7 @@ func discoverLegacy(ctx context.Context, client *http.Client, serverURL string) 
 		// path, so it is not compared with the origin.
 		md, err := ParseAuthServerMetadata(data)
 		if err != nil {
-			return nil, fmt.Errorf("discovering authorization server at %s: %v", RedactURL(c), err)
+			return nil, fmt.Errorf("discovering authorization server at %s: %v", safe.RedactURL(c), err)
 		}
 		return md, nil
 	}

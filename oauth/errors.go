@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // Sentinel errors callers branch on. They are wrapped with context; test
@@ -57,7 +59,7 @@ func (e *IssuerMismatchError) Error() string {
 	if got == "" {
 		got = "none"
 	}
-	return fmt.Sprintf("oauth: issuer mismatch in %s: expected %s, got %s", e.Where, StripControl(e.Expected), StripControl(got))
+	return fmt.Sprintf("oauth: issuer mismatch in %s: expected %s, got %s", e.Where, safe.Sanitize(e.Expected), safe.Sanitize(got))
 }
 
 // A TokenError is an error response of a token, registration or revocation
@@ -128,7 +130,7 @@ type StepUpError struct {
 }
 
 func (e *StepUpError) Error() string {
-	return "oauth: insufficient scope, authorization needed for: " + StripControl(strings.Join(e.Required, " "))
+	return "oauth: insufficient scope, authorization needed for: " + safe.Sanitize(strings.Join(e.Required, " "))
 }
 
 // An HTTPStatusError is an unexpected HTTP answer from an OAuth endpoint.

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // Grant and token type URNs of cross-app access.
@@ -70,13 +72,13 @@ func CrossAppAccess(ctx context.Context, opts CrossAppOptions) (*Token, error) {
 	}
 	md := s.md
 	scopes := deleteScope(selectScopes(opts.Scopes, chs, s.prm, md), "offline_access")
-	log.printf("exchanging the ID token at %s", RedactURL(opts.IdPTokenEndpoint))
+	log.printf("exchanging the ID token at %s", safe.RedactURL(opts.IdPTokenEndpoint))
 	jag, err := ExchangeIDToken(ctx, client, opts.IdPTokenEndpoint, opts.IdPClientID, opts.IdPClientSecret, opts.IDToken, s.issuer, s.resource, scopes, now)
 	if err != nil {
 		return nil, fmt.Errorf("cross-app access: %w", err)
 	}
 	reg := &ClientRegistration{ClientID: opts.ClientID, ClientSecret: opts.ClientSecret, AuthMethod: "client_secret_basic", Issuer: s.issuer, Kind: KindPreRegistered, RegisteredAt: now.UTC()}
-	log.printf("redeeming the grant at %s", RedactURL(md.TokenEndpoint))
+	log.printf("redeeming the grant at %s", safe.RedactURL(md.TokenEndpoint))
 	tok, err := JWTBearerGrant(ctx, client, md.TokenEndpoint, reg, jag, s.resource, scopes, now)
 	if err != nil {
 		return nil, fmt.Errorf("cross-app access: %w", err)
@@ -110,7 +112,7 @@ func ExchangeIDToken(ctx context.Context, client *http.Client, endpoint, clientI
 		return "", fmt.Errorf("token exchange: %w", err)
 	}
 	if tr.IssuedTokenType != "" && tr.IssuedTokenType != TokenTypeIDJAG {
-		return "", fmt.Errorf("token exchange: issued token type %q, want %s", clip(StripControl(tr.IssuedTokenType), 80), TokenTypeIDJAG)
+		return "", fmt.Errorf("token exchange: issued token type %q, want %s", clip(safe.Sanitize(tr.IssuedTokenType), 80), TokenTypeIDJAG)
 	}
 	return tok.AccessToken, nil
 }

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // DefaultLoginTimeout bounds the wait for the browser's callback.
@@ -85,7 +87,7 @@ func discover(ctx context.Context, client *http.Client, serverURL string, challe
 		s.prm = prm
 		// RFC 9728 section 3.3: the resource identifier, exactly as published.
 		s.resource = prm.Resource
-		log.printf("protected resource metadata for %s", RedactURL(prm.Resource))
+		log.printf("protected resource metadata for %s", safe.RedactURL(prm.Resource))
 	case errors.Is(err, ErrNoResourceMetadata):
 		log.printf("no protected resource metadata; using 2025-03-26 discovery")
 	default:
@@ -111,7 +113,7 @@ func discover(ctx context.Context, client *http.Client, serverURL string, challe
 		}
 		s.md, s.issuer = md, md.Issuer
 	}
-	log.printf("authorization server %s", RedactURL(s.issuer))
+	log.printf("authorization server %s", safe.RedactURL(s.issuer))
 	return s, chs, nil
 }
 
@@ -226,7 +228,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 		timeout = DefaultLoginTimeout
 	}
 	cb := callbackCheck{state: state, issuer: s.issuer, issRequired: md.AuthorizationResponseIssParameterSupported}
-	log.printf("authorizing at %s", RedactURL(md.AuthorizationEndpoint))
+	log.printf("authorizing at %s", safe.RedactURL(md.AuthorizationEndpoint))
 	var code string
 	if opts.ReadPastedURL != nil {
 		if err := opts.OpenBrowser(authURL); err != nil {
@@ -286,7 +288,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 
 func checkBearer(tok *Token) error {
 	if tok.TokenType != "" && !strings.EqualFold(tok.TokenType, "bearer") {
-		return fmt.Errorf("unsupported token type %q", clip(StripControl(tok.TokenType), 40))
+		return fmt.Errorf("unsupported token type %q", clip(safe.Sanitize(tok.TokenType), 40))
 	}
 	return nil
 }
@@ -299,7 +301,7 @@ func chooseClient(ctx context.Context, client *http.Client, opts *LoginOptions, 
 	if opts.ClientID != "" {
 		// Pre-registered credentials belong to one authorization server.
 		if rec != nil && rec.Client != nil && rec.Client.Kind == KindPreRegistered && rec.Client.ClientID == opts.ClientID && !sameIssuer(rec.Client.Issuer, issuer) {
-			return nil, &IssuerMismatchError{Where: "pre-registered client", Expected: RedactURL(rec.Client.Issuer), Got: RedactURL(issuer)}
+			return nil, &IssuerMismatchError{Where: "pre-registered client", Expected: safe.RedactURL(rec.Client.Issuer), Got: safe.RedactURL(issuer)}
 		}
 		reg := &ClientRegistration{ClientID: opts.ClientID, ClientSecret: opts.ClientSecret, Issuer: issuer, Kind: KindPreRegistered, RegisteredAt: now.UTC()}
 		if opts.ClientSecret != "" {
@@ -314,7 +316,7 @@ func chooseClient(ctx context.Context, client *http.Client, opts *LoginOptions, 
 		if err := checkMetadataURL(opts.ClientMetadataURL); err != nil {
 			return nil, err
 		}
-		log.printf("using client metadata document %s", RedactURL(opts.ClientMetadataURL))
+		log.printf("using client metadata document %s", safe.RedactURL(opts.ClientMetadataURL))
 		return &ClientRegistration{ClientID: opts.ClientMetadataURL, AuthMethod: "none", Issuer: issuer, Kind: KindMetadataDocument, RegisteredAt: now.UTC()}, nil
 	}
 	if stored != nil && stored.Kind == KindDynamic && slices.Contains(stored.RedirectURIs, redirectURI) &&
@@ -323,7 +325,7 @@ func chooseClient(ctx context.Context, client *http.Client, opts *LoginOptions, 
 		return stored, nil
 	}
 	if md.RegistrationEndpoint != "" {
-		log.printf("registering a client at %s", RedactURL(md.RegistrationEndpoint))
+		log.printf("registering a client at %s", safe.RedactURL(md.RegistrationEndpoint))
 		return Register(ctx, client, md, redirectURI, scopes, now)
 	}
 	return nil, ErrNoClientID
@@ -351,7 +353,7 @@ func listenLoopback(stored *ClientRegistration) (net.Listener, error) {
 func addQuery(endpoint string, q url.Values) (string, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		return "", fmt.Errorf("bad authorization endpoint %s", RedactURL(endpoint))
+		return "", fmt.Errorf("bad authorization endpoint %s", safe.RedactURL(endpoint))
 	}
 	old := u.Query()
 	for k, vs := range q {
@@ -379,16 +381,16 @@ func (c callbackCheck) check(q url.Values) (string, error) {
 		if len(iss) > 0 {
 			got = iss[0]
 		}
-		return "", &IssuerMismatchError{Where: "authorization response", Expected: RedactURL(c.issuer), Got: RedactURL(got)}
+		return "", &IssuerMismatchError{Where: "authorization response", Expected: safe.RedactURL(c.issuer), Got: safe.RedactURL(got)}
 	case !hasIss && c.issRequired:
-		return "", &IssuerMismatchError{Where: "authorization response", Expected: RedactURL(c.issuer)}
+		return "", &IssuerMismatchError{Where: "authorization response", Expected: safe.RedactURL(c.issuer)}
 	}
 	got := q.Get("state")
 	if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(c.state)) != 1 {
 		return "", &AuthorizationError{Code: "state_mismatch", Description: "the state in the response is not the one sent"}
 	}
 	if e := q.Get("error"); e != "" {
-		return "", &AuthorizationError{Code: clip(StripControl(e), 100), Description: clip(StripControl(q.Get("error_description")), 300)}
+		return "", &AuthorizationError{Code: clip(safe.Sanitize(e), 100), Description: clip(safe.Sanitize(q.Get("error_description")), 300)}
 	}
 	code := q.Get("code")
 	if code == "" {

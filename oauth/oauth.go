@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // Body limits for what servers send back.
@@ -77,14 +79,14 @@ func do(c *http.Client, req *http.Request) (*http.Response, error) {
 	resp, err := noRedirectClient(c).Do(req)
 	if err != nil {
 		if errors.Is(err, ErrRedirect) {
-			return nil, fmt.Errorf("%s %s: %w", req.Method, RedactURL(req.URL.String()), ErrRedirect)
+			return nil, fmt.Errorf("%s %s: %w", req.Method, safe.RedactURL(req.URL.String()), ErrRedirect)
 		}
 		// url.Error carries the full URL; show the redacted one.
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, fmt.Errorf("%s %s: %v", req.Method, RedactURL(req.URL.String()), err)
+		return nil, fmt.Errorf("%s %s: %v", req.Method, safe.RedactURL(req.URL.String()), err)
 	}
 	return resp, nil
 }
@@ -111,7 +113,7 @@ func drain(resp *http.Response) {
 func getJSON(ctx context.Context, c *http.Client, u string) (data []byte, found bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, false, fmt.Errorf("fetching %s: %v", RedactURL(u), err)
+		return nil, false, fmt.Errorf("fetching %s: %v", safe.RedactURL(u), err)
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := do(c, req)
@@ -127,19 +129,19 @@ func getJSON(ctx context.Context, c *http.Client, u string) (data []byte, found 
 	}
 	data, err = readBody(resp, maxMetadataBody)
 	if err != nil {
-		return nil, false, fmt.Errorf("fetching %s: %v", RedactURL(u), err)
+		return nil, false, fmt.Errorf("fetching %s: %v", safe.RedactURL(u), err)
 	}
 	return data, true, nil
 }
 
 func statusError(op, u string, resp *http.Response) error {
 	body, _ := readBody(resp, maxErrorBody)
-	s := StripControl(string(body))
+	s := safe.Sanitize(string(body))
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 200 {
 		s = s[:200]
 	}
-	return &HTTPStatusError{Op: op, URL: RedactURL(u), StatusCode: resp.StatusCode, Body: s}
+	return &HTTPStatusError{Op: op, URL: safe.RedactURL(u), StatusCode: resp.StatusCode, Body: s}
 }
 
 // clientAuth says how to authenticate a client at a token endpoint.
@@ -186,7 +188,7 @@ func postToken(ctx context.Context, c *http.Client, endpoint string, form url.Va
 	// Build the body after auth has had its say.
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("token request to %s: %v", RedactURL(endpoint), err)
+		return nil, nil, fmt.Errorf("token request to %s: %v", safe.RedactURL(endpoint), err)
 	}
 	auth.apply(req, form)
 	body := form.Encode()
@@ -205,14 +207,14 @@ func postToken(ctx context.Context, c *http.Client, endpoint string, form url.Va
 	}
 	data, err := readBody(resp, maxMetadataBody)
 	if err != nil {
-		return nil, nil, fmt.Errorf("token request to %s: %v", RedactURL(endpoint), err)
+		return nil, nil, fmt.Errorf("token request to %s: %v", safe.RedactURL(endpoint), err)
 	}
 	var tr tokenResponse
 	if err := json.Unmarshal(data, &tr); err != nil {
-		return nil, nil, fmt.Errorf("token request to %s: bad response: %v", RedactURL(endpoint), jsonErr(err))
+		return nil, nil, fmt.Errorf("token request to %s: bad response: %v", safe.RedactURL(endpoint), jsonErr(err))
 	}
 	if tr.AccessToken == "" {
-		return nil, nil, fmt.Errorf("token request to %s: response has no access_token", RedactURL(endpoint))
+		return nil, nil, fmt.Errorf("token request to %s: response has no access_token", safe.RedactURL(endpoint))
 	}
 	tok := &Token{AccessToken: tr.AccessToken, TokenType: tr.TokenType, RefreshToken: tr.RefreshToken, Scope: tr.Scope}
 	if n, ok := parseExpiresIn(tr.ExpiresIn); ok && n > 0 {
@@ -267,9 +269,9 @@ func endpointError(op, u string, resp *http.Response) error {
 		Description string `json:"error_description"`
 	}
 	if json.Unmarshal(body, &e) == nil && e.Error != "" {
-		return &TokenError{StatusCode: resp.StatusCode, Code: clip(StripControl(e.Error), 100), Description: clip(StripControl(e.Description), 300)}
+		return &TokenError{StatusCode: resp.StatusCode, Code: clip(safe.Sanitize(e.Error), 100), Description: clip(safe.Sanitize(e.Description), 300)}
 	}
-	return &HTTPStatusError{Op: op, URL: RedactURL(u), StatusCode: resp.StatusCode}
+	return &HTTPStatusError{Op: op, URL: safe.RedactURL(u), StatusCode: resp.StatusCode}
 }
 
 func clip(s string, n int) string {
@@ -277,28 +279,6 @@ func clip(s string, n int) string {
 		return s[:n]
 	}
 	return s
-}
-
-// RedactURL returns scheme://host:port/path of raw, dropping userinfo,
-// query and fragment.
-func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "<invalid url>"
-	}
-	return StripControl(u.Scheme + "://" + u.Host + u.EscapedPath())
-}
-
-// StripControl drops control characters (but keeps \n and \t) so text from a
-// server cannot drive the terminal.
-func StripControl(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r == '\n' || r == '\t' || (r >= 0x20 && r != 0x7f && !(r >= 0x80 && r < 0xa0)) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 func jsonCompact(v any) []byte {

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"slices"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // Kinds of client registration.
@@ -110,7 +112,7 @@ func Register(ctx context.Context, client *http.Client, md *AuthServerMetadata, 
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, md.RegistrationEndpoint, bytes.NewReader(jsonCompact(reqBody)))
 	if err != nil {
-		return nil, fmt.Errorf("registering client at %s: %v", RedactURL(md.RegistrationEndpoint), err)
+		return nil, fmt.Errorf("registering client at %s: %v", safe.RedactURL(md.RegistrationEndpoint), err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -124,14 +126,14 @@ func Register(ctx context.Context, client *http.Client, md *AuthServerMetadata, 
 	}
 	data, err := readBody(resp, maxMetadataBody)
 	if err != nil {
-		return nil, fmt.Errorf("registering client at %s: %v", RedactURL(md.RegistrationEndpoint), err)
+		return nil, fmt.Errorf("registering client at %s: %v", safe.RedactURL(md.RegistrationEndpoint), err)
 	}
 	var rr registrationResponse
 	if err := json.Unmarshal(data, &rr); err != nil {
-		return nil, fmt.Errorf("registering client at %s: bad response: %v", RedactURL(md.RegistrationEndpoint), jsonErr(err))
+		return nil, fmt.Errorf("registering client at %s: bad response: %v", safe.RedactURL(md.RegistrationEndpoint), jsonErr(err))
 	}
 	if rr.ClientID == "" {
-		return nil, fmt.Errorf("registering client at %s: response has no client_id", RedactURL(md.RegistrationEndpoint))
+		return nil, fmt.Errorf("registering client at %s: response has no client_id", safe.RedactURL(md.RegistrationEndpoint))
 	}
 	reg := &ClientRegistration{
 		ClientID:     rr.ClientID,
@@ -177,7 +179,7 @@ func (reg *ClientRegistration) auth() clientAuth {
 func checkMetadataURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" || u.Fragment != "" || u.User != nil {
-		return fmt.Errorf("client metadata URL %s must be an https URL with a path", RedactURL(raw))
+		return fmt.Errorf("client metadata URL %s must be an https URL with a path", safe.RedactURL(raw))
 	}
 	return nil
 }

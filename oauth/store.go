@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // A Record is what the token file of one server holds.
@@ -132,8 +134,9 @@ func (s *Store) Load(server string) (rec *Record, warning string, err error) {
 	return &r, warning, nil
 }
 
-// Save writes rec for server atomically: a temporary file in the same
-// directory (mode 0600), fsync, rename. The directory is created 0700.
+// Save writes rec for server with safe.WritePrivate: atomically, mode
+// 0600, replacing (never following) a symbolic link. The directory is
+// created 0700.
 func (s *Store) Save(server string, rec *Record) error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return fmt.Errorf("saving token file: %v", err)
@@ -144,37 +147,8 @@ func (s *Store) Save(server string, rec *Record) error {
 		return fmt.Errorf("saving token file: %v", err)
 	}
 	p := s.Path(server)
-	f, err := os.CreateTemp(s.Dir, ".tmp-"+FileName(server)+"-*")
-	if err != nil {
-		return fmt.Errorf("saving token file %s: %v", p, err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil {
-		return fmt.Errorf("saving token file %s: %v", p, err)
-	}
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		return fmt.Errorf("saving token file %s: %v", p, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("saving token file %s: %v", p, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("saving token file %s: %v", p, err)
-	}
-	if err := os.Rename(tmp, p); err != nil {
-		return fmt.Errorf("saving token file %s: %v", p, err)
-	}
-	ok = true
-	if d, err := os.Open(s.Dir); err == nil {
-		d.Sync()
-		d.Close()
+	if err := safe.WritePrivate(p, append(data, '\n')); err != nil {
+		return fmt.Errorf("saving token file: %v", err)
 	}
 	return nil
 }

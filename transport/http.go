@@ -51,6 +51,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
@@ -134,22 +135,22 @@ var _ jsonrpc.Stream = (*HTTPConn)(nil)
 // until the first Write. ctx's values are kept for every request, but its
 // end does not end the connection (Close does).
 func (h *HTTP) Connect(ctx context.Context) (*HTTPConn, error) {
-	if err := CheckURL(h.URL); err != nil {
+	if err := safe.CheckServerURL(h.URL, false); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", RedactURL(h.URL), err)
+		return nil, fmt.Errorf("connecting to %s: %w", safe.RedactURL(h.URL), err)
 	}
 	c := &HTTPConn{
 		url:    h.URL,
-		shown:  RedactURL(h.URL),
+		shown:  safe.RedactURL(h.URL),
 		header: h.Header.Clone(),
 		legacy: h.Legacy,
 		queue:  make(chan item, queueSize),
 		dead:   make(chan struct{}),
 	}
 	refuse := func(req *http.Request, via []*http.Request) error {
-		e := &RedirectError{Location: RedactURL(req.URL.String())}
+		e := &RedirectError{Location: safe.RedactURL(req.URL.String())}
 		if req.Response != nil {
 			e.StatusCode = req.Response.StatusCode
 		}

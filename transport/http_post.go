@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
@@ -25,7 +26,7 @@ func (c *HTTPConn) newRequest(method, target string, body []byte, isInit bool) (
 	}
 	req, err := http.NewRequestWithContext(c.ctx, method, target, rd)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s %s: %v", method, RedactURL(target), errors.Unwrap(err))
+		return nil, "", fmt.Errorf("%s %s: %v", method, safe.RedactURL(target), errors.Unwrap(err))
 	}
 	for k, vs := range c.header {
 		req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
@@ -72,7 +73,7 @@ func (c *HTTPConn) roundTrip(ctx context.Context, req *http.Request) (resp *http
 				err = ue.Err
 			}
 		}
-		return nil, nil, nil, fmt.Errorf("%s %s: %w", req.Method, RedactURL(req.URL.String()), err)
+		return nil, nil, nil, fmt.Errorf("%s %s: %w", req.Method, safe.RedactURL(req.URL.String()), err)
 	}
 	return resp, stop, cancel, nil
 }
@@ -261,7 +262,7 @@ func (c *HTTPConn) answer(ctx context.Context, resp *http.Response, detach func(
 	default:
 		discard(resp)
 		cancel()
-		return fmt.Errorf("POST %s: answer of type %q, not application/json or text/event-stream", c.shown, StripControl(mt))
+		return fmt.Errorf("POST %s: answer of type %q, not application/json or text/event-stream", c.shown, safe.Sanitize(mt))
 	}
 }
 

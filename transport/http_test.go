@@ -698,7 +698,7 @@ func TestHTTPErrorBodyBounded(t *testing.T) {
 	if !errors.As(err, &herr) || herr.StatusCode != 500 {
 		t.Fatalf("err = %v", err)
 	}
-	if len(herr.Body) > 4<<10 || !strings.HasPrefix(herr.Body, "<html>[31m<p>server error") {
+	if len(herr.Body) > 4<<10 || !strings.HasPrefix(herr.Body, `<html>\x1b[31m<p>server error`) {
 		t.Errorf("body is %d bytes: %.60q", len(herr.Body), herr.Body)
 	}
 	if msg := err.Error(); strings.Contains(msg, "secret") || strings.Contains(msg, "\x1b") || len(msg) > 400 {

@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
@@ -52,7 +53,7 @@ func (c *HTTPConn) startLegacy(ctx context.Context) (*legacyConn, error) {
 	if mt := mediaType(resp); mt != "text/event-stream" {
 		discard(resp)
 		cancel()
-		return nil, fmt.Errorf("GET %s: answer of type %q, not text/event-stream", c.shown, StripControl(mt))
+		return nil, fmt.Errorf("GET %s: answer of type %q, not text/event-stream", c.shown, safe.Sanitize(mt))
 	}
 	type found struct {
 		endpoint string
@@ -139,7 +140,7 @@ func (c *HTTPConn) resolveEndpoint(data string) (string, error) {
 	}
 	u := base.ResolveReference(ref)
 	if !strings.EqualFold(u.Scheme, base.Scheme) || !strings.EqualFold(u.Host, base.Host) || u.User != nil {
-		return "", fmt.Errorf("GET %s: the endpoint event points to another origin (%s)", c.shown, RedactURL(u.String()))
+		return "", fmt.Errorf("GET %s: the endpoint event points to another origin (%s)", c.shown, safe.RedactURL(u.String()))
 	}
 	return u.String(), nil
 }

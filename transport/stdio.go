@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/procgroup"
 )
@@ -225,7 +226,7 @@ func (c *StdioConn) BadLines() int { return int(c.bad.Load()) }
 
 // StderrTail returns the last bytes of the server's stderr (at most
 // Stdio.StderrLimit), with terminal control characters stripped.
-func (c *StdioConn) StderrTail() string { return StripControl(string(c.ring.Bytes())) }
+func (c *StdioConn) StderrTail() string { return safe.SanitizeText(string(c.ring.Bytes())) }
 
 // Read returns the next message from the server's stdout. A line that is
 // not a JSON-RPC message gives a *jsonrpc.DecodeError, and the next Read
@@ -336,9 +337,9 @@ func lineStart(line []byte) string {
 		for cut > 0 && line[cut]&0xC0 == 0x80 {
 			cut--
 		}
-		return StripControl(string(line[:cut])) + "…"
+		return safe.Sanitize(string(line[:cut])) + "…"
 	}
-	return StripControl(string(line))
+	return safe.Sanitize(string(line))
 }
 
 // Write sends msg to the server's stdin as one line. A Write ended by ctx
