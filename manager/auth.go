@@ -24,9 +24,11 @@ func TokenStore(home string) *oauth.Store { return oauth.NewStore(home) }
 // serverURL: its transport is an oauth.Transport over the server's token
 // file in home, so stored tokens are sent (to that server only), refreshed
 // before expiry and after a 401. Without a usable token requests go out
-// bare; a 401 then fails with *oauth.LoginRequiredError and a 403
-// insufficient_scope with *oauth.StepUpError, whose scopes are remembered
-// (see StepUp) for the next login. Nothing ever opens a browser.
+// bare. A 401 or 403 comes back as a response (the transport package
+// makes it an *transport.HTTPError, which this package's errors explain as
+// a *LoginRequiredError or *StepUpError in the auth phase); the scopes a
+// 403 insufficient_scope asks for are remembered (see StepUp) for the
+// next login. Nothing ever opens a browser.
 func AuthClient(home, name, serverURL string) *http.Client {
 	store := TokenStore(home)
 	rec, _, err := store.Load(name)
@@ -168,7 +170,7 @@ func (t *stepUpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
 	var su *oauth.StepUpError
 	switch {
-	case errors.As(err, &su):
+	case err == nil && resp.StatusCode == http.StatusForbidden && errors.As(oauth.AuthError(resp.StatusCode, resp.Header, nil), &su):
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		p := t.pending
@@ -177,7 +179,7 @@ func (t *stepUpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		held := p.Scopes
 		if rec, _, lerr := TokenStore(t.home).Load(t.name); lerr == nil && rec != nil {
-			held = oauth.UnionScopes(held, rec.Scopes)
+			held = oauth.UnionScopes(oauth.UnionScopes(held, rec.Scopes), rec.Token.Scopes())
 		}
 		p.Scopes = oauth.UnionScopes(held, su.Scopes)
 		p.Method = method

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/oauth"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 func TestAuthStatusAndNeedsLogin(t *testing.T) {
@@ -83,7 +84,8 @@ func TestStepUpState(t *testing.T) {
 }
 
 // TestAuthClient checks that the stored token goes to its server only,
-// that a 401 becomes a LoginRequiredError and that a 403
+// that a 401 and a 403 come back as responses (explained as a
+// LoginRequiredError and a StepUpError), and that a 403
 // insufficient_scope is remembered for the next login, then forgotten
 // once the operation succeeds.
 func TestAuthClient(t *testing.T) {
@@ -121,17 +123,21 @@ func TestAuthClient(t *testing.T) {
 		return c.Post(u, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`"}`))
 	}
 	// No token: the request goes out bare; the 401 asks for a login.
-	_, err := post(AuthClient(home, "srv", url), url, "tools/list")
-	var lr *oauth.LoginRequiredError
-	if !errors.As(err, &lr) {
-		t.Fatalf("no token: %v", err)
+	resp, err := post(AuthClient(home, "srv", url), url, "tools/list")
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("no token: %v, %v; want a 401 response", resp, err)
+	}
+	resp.Body.Close()
+	var lr *LoginRequiredError
+	if !errors.As(explain("srv", PhaseList, transport.NewHTTPError("POST", url, resp), nil), &lr) {
+		t.Fatalf("no token: a 401 is not explained as a login needed")
 	}
 	if err := TokenStore(home).Save("srv", &oauth.Record{Resource: url, Scopes: []string{"read"},
 		Token: &oauth.Token{AccessToken: "tok-1", Scope: "read", Expiry: time.Now().Add(time.Hour)}}); err != nil {
 		t.Fatal(err)
 	}
 	c := AuthClient(home, "srv", url)
-	resp, err := post(c, url, "tools/list")
+	resp, err = post(c, url, "tools/list")
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("with token: %v %v", resp, err)
 	}
@@ -141,10 +147,14 @@ func TestAuthClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	_, err = post(c, url, "tools/call")
-	var su *oauth.StepUpError
-	if !errors.As(err, &su) {
-		t.Fatalf("403: %v", err)
+	resp, err = post(c, url, "tools/call")
+	if err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("403: %v, %v; want a 403 response", resp, err)
+	}
+	resp.Body.Close()
+	var su *StepUpError
+	if !errors.As(explain("srv", PhaseCall, transport.NewHTTPError("POST", url, resp), nil), &su) {
+		t.Fatalf("a 403 insufficient_scope is not explained as a step-up")
 	}
 	st, _ := LoadStepUp(home, "srv")
 	if st == nil || strings.Join(st.Scopes, " ") != "read write" || st.Attempts != 1 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/internal/safe"
+	"github.com/mcpwire/mcpwire/oauth"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -156,8 +157,10 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 }
 
 // explain classifies err: a refused or failed HTTP connection is the
-// connect phase, a 401 or 403 the auth phase; a stdio server that died
-// leaves its stderr tail.
+// connect phase; a 401, a 403 and a needed login the auth phase (a 401
+// is explained as a *LoginRequiredError, a 403 insufficient_scope as a
+// *StepUpError, beside the HTTP error); a stdio server that died leaves
+// its stderr tail.
 func explain(server, phase string, err error, stdio *transport.StdioConn) error {
 	var se *ServerError
 	if errors.As(err, &se) {
@@ -165,10 +168,17 @@ func explain(server, phase string, err error, stdio *transport.StdioConn) error 
 	}
 	out := &ServerError{Server: server, Phase: phase, Err: err}
 	var he *transport.HTTPError
+	var lr *LoginRequiredError
+	var su *StepUpError
 	var ne net.Error
 	var oe *net.OpError
 	switch {
 	case errors.As(err, &he) && (he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden):
+		out.Phase = PhaseAuth
+		if ae := oauth.AuthError(he.StatusCode, he.Header, nil); ae != nil {
+			out.Err = fmt.Errorf("%w: %w", ae, err)
+		}
+	case errors.As(err, &lr), errors.As(err, &su):
 		out.Phase = PhaseAuth
 	case errors.As(err, &oe) && oe.Op == "dial", errors.Is(err, syscall.ECONNREFUSED):
 		out.Phase = PhaseConnect

@@ -98,6 +98,8 @@ func (e *testEnv) use(t *testing.T) (*http.Response, error) {
 	if err == nil {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
+		// The layer above the Transport says what a 401 or 403 means.
+		err = AuthError(resp.StatusCode, resp.Header, rec.Token.Scopes())
 	}
 	return resp, err
 }
@@ -453,7 +455,11 @@ func TestStepUp(t *testing.T) {
 			return err
 		}
 		resp.Body.Close()
-		return nil
+		var held []string
+		if rec != nil {
+			held = rec.Token.Scopes()
+		}
+		return AuthError(resp.StatusCode, resp.Header, held)
 	}
 	if err := WithStepUp(ctx, &attempts, authorize, op); err != nil {
 		t.Fatalf("WithStepUp: %v", err)
@@ -566,4 +572,67 @@ func TestStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = filepath.Join
+}
+
+// TestTransportKeepsRoundTripperContract: a 401 and a 403 come back as
+// responses, whether a token was sent or not, after one refresh for a 401
+// to a token; AuthError then says what they mean. An error is returned
+// only when no answer was had.
+func TestTransportKeepsRoundTripperContract(t *testing.T) {
+	var sent []string
+	status := http.StatusUnauthorized
+	challenge := `Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", scope="a"`
+	base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		sent = append(sent, r.Header.Get("Authorization"))
+		h := http.Header{}
+		h.Set("WWW-Authenticate", challenge)
+		return &http.Response{StatusCode: status, Header: h, Body: io.NopCloser(strings.NewReader("no")), Request: r}, nil
+	})
+	resource := "https://mcp.example.com/api"
+	for _, tc := range []struct {
+		name string
+		rec  *Record
+		want int // requests sent
+	}{
+		{"no token", nil, 1},
+		// A token without a refresh token: the 401 is the answer.
+		{"token", &Record{Resource: resource, Token: &Token{AccessToken: "at-" + sentinel, Scope: "a"}}, 1},
+	} {
+		sent = nil
+		status = http.StatusUnauthorized
+		c := &http.Client{Transport: &Transport{Base: base, Source: NewStoreSource(nil, nil, "x", tc.rec), Resource: resource}}
+		resp, err := c.Post(resource, "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatalf("%s: 401 came back as an error: %v", tc.name, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 401 || len(sent) != tc.want {
+			t.Fatalf("%s: status %d after %d requests, want 401 after %d", tc.name, resp.StatusCode, len(sent), tc.want)
+		}
+		var lr *LoginRequiredError
+		if err := AuthError(resp.StatusCode, resp.Header, nil); !errors.As(err, &lr) || len(lr.Challenges) != 1 || lr.Challenges[0].ResourceMetadata() == "" {
+			t.Fatalf("%s: AuthError(401) = %v", tc.name, err)
+		}
+
+		sent = nil
+		status = http.StatusForbidden
+		challenge = `Bearer error="insufficient_scope", scope="a b"`
+		resp, err = c.Post(resource, "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatalf("%s: 403 came back as an error: %v", tc.name, err)
+		}
+		resp.Body.Close()
+		var su *StepUpError
+		if err := AuthError(resp.StatusCode, resp.Header, []string{"c"}); !errors.As(err, &su) ||
+			strings.Join(su.Scopes, " ") != "c a b" || strings.Join(su.Required, " ") != "a b" {
+			t.Fatalf("%s: AuthError(403) = %v", tc.name, err)
+		}
+		challenge = `Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", scope="a"`
+	}
+	if err := AuthError(http.StatusForbidden, http.Header{}, nil); err != nil {
+		t.Fatalf("a bare 403 is no step-up: %v", err)
+	}
+	if err := AuthError(http.StatusOK, http.Header{}, nil); err != nil {
+		t.Fatalf("AuthError(200) = %v", err)
+	}
 }

@@ -16,8 +16,13 @@ import (
 // A Transport adds "Authorization: Bearer" to requests for the resource its
 // token was issued for and passes every other request through untouched.
 // It refreshes the token before expiry (through Source) and once after a
-// 401. A 401 that a refresh cannot cure becomes a *LoginRequiredError; a
-// 403 insufficient_scope becomes a *StepUpError.
+// 401, then sends the request again.
+//
+// It keeps the http.RoundTripper contract: every answer comes back as a
+// response, a 401 or 403 included, and the layer above decides what it
+// means ([AuthError] says it for MCP). An error means no answer: the
+// request failed, or the token could not be had or refreshed for a reason
+// other than a needed login (the token endpoint did not answer, say).
 type Transport struct {
 	Base     http.RoundTripper // nil = http.DefaultTransport
 	Source   TokenSource
@@ -47,51 +52,44 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// Without a token the request goes out bare: a server may allow it,
 	// and its 401 tells how to log in.
 	resp, err := t.send(req, tok)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || tok == nil || (req.Body != nil && req.GetBody == nil) {
+		return resp, err
+	}
+	// A 401 to a token: refresh once and send again. When no fresh token
+	// can be had without the person, the 401 is the answer.
+	fresh, rerr := t.Source.Refresh(ctx, tok)
+	if errors.Is(rerr, ErrLoginRequired) {
+		return resp, nil
+	}
+	drain(resp)
+	if rerr != nil {
+		return nil, rerr
+	}
+	r2, err := rewind(req)
 	if err != nil {
 		return nil, err
 	}
-	switch resp.StatusCode {
+	return t.send(r2, fresh)
+}
+
+// AuthError says what a 401 or 403 answer of an MCP server means for its
+// login, from its status and WWW-Authenticate challenges: a
+// *LoginRequiredError for 401 (with the challenges, to pass to Login);
+// a *StepUpError for 403 with error="insufficient_scope" (its Scopes are
+// held, the scopes of the token sent, joined with the ones asked for);
+// nil for any other answer. A [Transport] returns such answers as they
+// are; the layer above calls AuthError.
+func AuthError(status int, header http.Header, held []string) error {
+	chs, _ := ParseChallenges(header.Values("WWW-Authenticate"))
+	switch status {
 	case http.StatusUnauthorized:
-		chs, _ := ParseChallenges(resp.Header.Values("WWW-Authenticate"))
-		if tok == nil || (req.Body != nil && req.GetBody == nil) {
-			drain(resp)
-			return nil, &LoginRequiredError{Reason: "the server answered 401", Challenges: chs}
-		}
-		fresh, rerr := t.Source.Refresh(ctx, tok)
-		if rerr != nil {
-			drain(resp)
-			if errors.Is(rerr, ErrLoginRequired) {
-				return nil, &LoginRequiredError{Reason: "the server rejected the token", Challenges: chs, Err: errors.Unwrap(rerr)}
-			}
-			return nil, rerr
-		}
-		drain(resp)
-		r2, err := rewind(req)
-		if err != nil {
-			return nil, err
-		}
-		resp, err = t.send(r2, fresh)
-		if err != nil {
-			return nil, err
-		}
-		if resp.StatusCode == http.StatusUnauthorized {
-			chs, _ := ParseChallenges(resp.Header.Values("WWW-Authenticate"))
-			drain(resp)
-			return nil, &LoginRequiredError{Reason: "the server rejected a fresh token", Challenges: chs}
-		}
-		tok = fresh
-		if resp.StatusCode != http.StatusForbidden {
-			return resp, nil
-		}
-		fallthrough
+		return &LoginRequiredError{Reason: "the server answered 401", Challenges: chs}
 	case http.StatusForbidden:
-		chs, _ := ParseChallenges(resp.Header.Values("WWW-Authenticate"))
 		if c, ok := Bearer(chs); ok && c.ErrorCode() == "insufficient_scope" {
-			drain(resp)
-			return nil, &StepUpError{Scopes: UnionScopes(tok.Scopes(), c.Scopes()), Required: c.Scopes(), Challenge: c}
+			return &StepUpError{Scopes: UnionScopes(held, c.Scopes()), Required: c.Scopes(), Challenge: c}
 		}
 	}
-	return resp, nil
+	return nil
 }
 
 func closeBody(req *http.Request) {
