@@ -98,6 +98,7 @@ func commands() []*command {
 		{name: "approve", usage: "approve NAME", short: "approve a server's definition", run: runApprove},
 		{name: "revoke", usage: "revoke NAME", short: "revoke a server's approval", run: runRevoke},
 		{name: "doctor", usage: "doctor [TARGET] [--json]", short: "check a server phase by phase", run: runDoctor},
+		{name: "import", usage: "import --from CLIENT [FILE] [--write] [--project]", short: "another client's MCP servers (Claude, Cursor, VS Code, Windsurf, Gemini, zut), previewed; --write adds them", run: runImport},
 		{name: "snapshot", usage: "snapshot TARGET [-o FILE] [--json]", short: "the server's surface (tools, schemas, resources, prompts) as a deterministic JSON file", run: runSnapshot},
 		{name: "diff", usage: "diff OLD NEW [--fail-on breaking|any] [--json | --markdown] [--junit FILE]", short: "compare two surfaces (snapshot files or live TARGETs); classify each change", run: runDiff},
 		{name: "version", usage: "version", short: "print the version", run: runVersion},

@@ -1,0 +1,319 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/manager"
+)
+
+// importServer is one server of `mcpwire import --json`.
+type importServer struct {
+	Name        string             `json:"name"`
+	Source      string             `json:"source"`      // the client's file
+	SourceScope string             `json:"sourceScope"` // user, project, local (claude-code) or file
+	Transport   string             `json:"transport"`
+	Target      string             `json:"target"`
+	Action      string             `json:"action"` // add, added, skip, failed
+	Reason      string             `json:"reason,omitempty"`
+	Notes       []string           `json:"notes"`
+	Definition  config.ImportEntry `json:"definition"`
+}
+
+// importReport is `mcpwire import --json`.
+type importReport struct {
+	Schema  int             `json:"schema"`
+	Command string          `json:"command"`
+	OK      bool            `json:"ok"`
+	From    string          `json:"from"`
+	Files   []string        `json:"files"` // the client's files read
+	File    string          `json:"file"`  // mcpwire's file the servers go to
+	Scope   string          `json:"scope"`
+	Written bool            `json:"written"`
+	Servers []*importServer `json:"servers"`
+}
+
+func runImport(ctx context.Context, inv *invocation, args []string) error {
+	flags := newFlagSet("import")
+	var from, scope string
+	var write, project bool
+	flags.StringVar(&from, "from", "", "the client to import from: "+strings.Join(config.ImportClients(), ", "))
+	flags.BoolVar(&write, "write", false, "add the servers (default: only show what would be added)")
+	flags.BoolVar(&project, "project", false, "add to ./.mcp.json (default: the home folder's .mcp.json)")
+	flags.StringVar(&scope, "scope", "", "user or project: the same as --project when project")
+	flags.StringVar(&scope, "s", "", "short for --scope")
+	flags.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
+	pos, _, hasTail, err := parseArgs(flags, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case from == "":
+		return usageErr("--from CLIENT is needed: one of %s", strings.Join(config.ImportClients(), ", "))
+	case !slices.Contains(config.ImportClients(), from):
+		f := usageErr("unknown client %q for --from", from)
+		if s := closest(from, config.ImportClients()); s != "" {
+			f.hints = append(f.hints, "did you mean --from "+s+"?")
+		}
+		f.hints = append(f.hints, "the clients: "+strings.Join(config.ImportClients(), ", "))
+		return f
+	case hasTail || len(pos) > 1:
+		return usageErr("import takes at most one FILE")
+	}
+	switch scope {
+	case "", "user", "global":
+	case "project":
+		project = true
+	case "local":
+		return usageErr("--scope local is Claude Code's; mcpwire has user (the home folder) and project (./.mcp.json)")
+	default:
+		return usageErr("--scope takes user or project, not %q", scope)
+	}
+	userHome, _ := os.UserHomeDir()
+	if h := inv.env.Getenv("HOME"); h != "" && runtime.GOOS != "windows" {
+		userHome = h
+	}
+	type source struct{ path, scope string }
+	var sources []source
+	if len(pos) == 1 {
+		p := pos[0]
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(inv.env.Dir, p)
+		}
+		sources = []source{{p, "file"}}
+	} else {
+		paths, err := config.ImportPaths(from, config.ImportLocation{GOOS: runtime.GOOS, UserHome: userHome, Dir: inv.env.Dir, Getenv: inv.env.Getenv})
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		user, _ := config.ImportPaths(from, config.ImportLocation{GOOS: runtime.GOOS, UserHome: userHome, Getenv: inv.env.Getenv})
+		for i, p := range paths {
+			sc := "project"
+			if i < len(user) && p == user[i] {
+				sc = "user"
+			}
+			sources = append(sources, source{p, sc})
+		}
+	}
+	rep := &importReport{Schema: 1, Command: "import", OK: true, From: from, Files: []string{}, Servers: []*importServer{}}
+	var looked []string
+	byName := map[string]*importServer{}
+	for _, src := range sources {
+		data, err := os.ReadFile(src.path)
+		if errors.Is(err, fs.ErrNotExist) && src.scope != "file" {
+			looked = append(looked, src.path)
+			continue
+		}
+		if err != nil {
+			return fail(ExitConfig, manager.PhaseConfig, fmt.Errorf("reading %s: %v", src.path, errors.Unwrap(err)))
+		}
+		rep.Files = append(rep.Files, src.path)
+		got, err := config.Import(from, src.path, data, config.ImportOptions{Scope: src.scope, Dir: inv.env.Dir, UserHome: userHome})
+		if err != nil {
+			return fail(ExitConfig, manager.PhaseConfig, err, "check that the file is "+from+"'s, or give the right one: mcpwire import --from "+from+" FILE")
+		}
+		for _, im := range got {
+			s := &importServer{Name: im.Name, Source: im.Source, SourceScope: im.Scope, Action: "add", Reason: im.Skip,
+				Notes: append([]string{}, im.Notes...), Definition: im.Entry}
+			if s.Reason != "" {
+				s.Action = "skip"
+			}
+			s.Transport, s.Target = importedTarget(im.Entry)
+			for _, v := range im.Entry.Env {
+				inv.addSecrets(literalSecrets(v)...)
+			}
+			for _, v := range im.Entry.Headers {
+				inv.addSecrets(literalSecrets(v)...)
+			}
+			// A later file (the project's) wins over an earlier one, as
+			// in the client.
+			if old, ok := byName[s.Name]; ok {
+				old.Action, old.Reason = "skip", "replaced by the entry of the same name in "+src.path
+			}
+			byName[s.Name] = s
+			rep.Servers = append(rep.Servers, s)
+		}
+	}
+	if len(rep.Files) == 0 {
+		return fail(ExitConfig, manager.PhaseConfig, fmt.Errorf("no %s configuration found (looked in %s)", from, strings.Join(looked, ", ")),
+			"give the file: mcpwire import --from "+from+" FILE")
+	}
+	cfg, home, err := inv.loadConfig()
+	if err != nil {
+		return err
+	}
+	rep.File = scopePath(inv, home, project)
+	rep.Scope = config.ScopeUser
+	if project {
+		rep.Scope = config.ScopeProject
+	}
+	for _, s := range rep.Servers {
+		if s.Action != "add" {
+			continue
+		}
+		for _, have := range cfg.Servers {
+			if have.Name == s.Name && have.Scope == rep.Scope {
+				s.Action, s.Reason = "skip", "a server of that name is already in "+have.Source+"; remove it first (mcpwire remove "+s.Name+") to import this one"
+			}
+		}
+	}
+	if write {
+		rep.Written = true
+		for _, s := range rep.Servers {
+			if s.Action != "add" {
+				continue
+			}
+			if _, err := config.AddServer(rep.File, s.Name, s.Definition); err != nil {
+				s.Action, s.Reason = "failed", err.Error()
+				rep.OK = false
+				continue
+			}
+			s.Action = "added"
+		}
+		if !rep.OK {
+			inv.exit = ExitConfig
+		}
+	}
+	if inv.json {
+		inv.writeJSON(rep)
+		return nil
+	}
+	inv.printImport(rep)
+	return nil
+}
+
+// literalSecrets are the literal parts of a value from another client's
+// file, which may be secrets: the text outside its ${VAR} references, and
+// the credential after a scheme word ("Bearer abc" gives abc too). The
+// references themselves are shown, so that a person sees what to set.
+func literalSecrets(v string) []string {
+	var out []string
+	for _, part := range strings.Split(varRef.ReplaceAllString(v, "\x00"), "\x00") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		scheme, cred, _ := strings.Cut(part, " ")
+		isScheme := strings.EqualFold(scheme, "bearer") || strings.EqualFold(scheme, "basic") || strings.EqualFold(scheme, "token")
+		switch {
+		case isScheme:
+			if cred = strings.TrimSpace(cred); cred != "" {
+				out = append(out, cred)
+			}
+		default:
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// varRef is a ${…} reference.
+var varRef = regexp.MustCompile(`\$\{[^}]*\}`)
+
+// importedTarget is the transport and target of an imported entry.
+func importedTarget(e config.ImportEntry) (transport, target string) {
+	if e.Command != "" {
+		return config.TypeStdio, strings.Join(append([]string{e.Command}, e.Args...), " ")
+	}
+	t := e.Type
+	if t == "" {
+		t = config.TypeHTTP
+	}
+	return t, config.RedactURL(e.URL)
+}
+
+func (inv *invocation) printImport(rep *importReport) {
+	counts := map[string]int{}
+	for _, s := range rep.Servers {
+		counts[s.Source]++
+	}
+	var from []string
+	for _, f := range rep.Files {
+		from = append(from, fmt.Sprintf("%s (%s)", f, plural(counts[f], "server")))
+	}
+	inv.printf("%s %s\n", inv.bold("from "+rep.From+":"), strings.Join(from, ", "))
+	if len(rep.Servers) == 0 {
+		inv.printf("no MCP servers in it; nothing to import\n")
+		return
+	}
+	rows := [][]string{{"NAME", "TRANSPORT", "TARGET", "ACTION"}}
+	var adding []string
+	for _, s := range rep.Servers {
+		action := s.Action
+		switch s.Action {
+		case "add", "added":
+			adding = append(adding, s.Name)
+			if s.Definition.Disabled {
+				action += " (disabled)"
+			}
+		default:
+			action += ": " + s.Reason
+		}
+		rows = append(rows, []string{clean(s.Name), s.Transport, oneLine(s.Target, 60), oneLine(action, 120)})
+	}
+	inv.table(rows)
+	noted := false
+	for _, s := range rep.Servers {
+		for _, n := range s.Notes {
+			if !noted {
+				inv.printf("\nnotes:\n")
+				noted = true
+			}
+			inv.printf("  %s: %s\n", clean(s.Name), clean(n))
+		}
+	}
+	inv.printf("\n")
+	switch {
+	case len(adding) == 0:
+		inv.printf("nothing to add to %s (%s scope)\n", rep.File, rep.Scope)
+	case !rep.Written:
+		inv.printf("would add %s to %s (%s scope); nothing was written.\n", plural(len(adding), "server"), rep.File, rep.Scope)
+		inv.printf("to add them: mcpwire import --from %s --write%s\n", rep.From, map[bool]string{true: " --project"}[rep.Scope == config.ScopeProject])
+	default:
+		inv.printf("added %s to %s (%s scope); they run only once approved.\n", strings.Join(adding, ", "), rep.File, rep.Scope)
+		inv.printf("review each (mcpwire get NAME), then: mcpwire approve NAME\n")
+	}
+}
+
+// closest returns the word of words nearest to w (by edit distance), when
+// it is near enough to be what was meant; "" otherwise.
+func closest(w string, words []string) string {
+	best, bestD := "", len(w)/2+2
+	for _, c := range words {
+		if d := editDistance(strings.ToLower(w), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, by runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
