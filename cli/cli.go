@@ -101,8 +101,11 @@ func commands() []*command {
 		{name: "import", usage: "import --from CLIENT [FILE] [--write] [--project]", short: "another client's MCP servers (Claude, Cursor, VS Code, Windsurf, Gemini, zut), previewed; --write adds them", run: runImport},
 		{name: "snapshot", usage: "snapshot TARGET [-o FILE] [--json]", short: "the server's surface (tools, schemas, resources, prompts) as a deterministic JSON file", run: runSnapshot},
 		{name: "diff", usage: "diff OLD NEW [--fail-on breaking|any] [--json | --markdown] [--junit FILE]", short: "compare two surfaces (snapshot files or live TARGETs); classify each change", run: runDiff},
+		{name: "completion", usage: "completion bash|zsh|fish", short: "the shell completion script (commands, flags, configured servers)", run: runCompletion},
+		{name: "man", usage: "man", short: "the manual page, as roff (man -l <(mcpwire man))", run: runMan},
 		{name: "version", usage: "version", short: "print the version", run: runVersion},
 		{name: "serve-demo", hidden: true, run: runServeDemo},
+		{name: "__complete", hidden: true, run: runCompleteWords},
 	}
 }
 

@@ -1,0 +1,284 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcpwire/mcpwire/config"
+)
+
+// completionUsage says how to load each shell's script.
+const completionUsage = `load it in the shell:
+  bash:  source <(mcpwire completion bash)       (or save it as ~/.local/share/bash-completion/completions/mcpwire)
+  zsh:   mcpwire completion zsh > "${fpath[1]}/_mcpwire"   (then start a new shell)
+  fish:  mcpwire completion fish > ~/.config/fish/completions/mcpwire.fish`
+
+func runCompletion(ctx context.Context, inv *invocation, args []string) error {
+	fs := newFlagSet("completion")
+	pos, _, _, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		f := usageErr("completion takes one shell: bash, zsh or fish")
+		f.hints = []string{completionUsage}
+		return f
+	}
+	var script string
+	switch pos[0] {
+	case "bash":
+		script = bashCompletion()
+	case "zsh":
+		script = zshCompletion()
+	case "fish":
+		script = fishCompletion()
+	default:
+		f := usageErr("no completion for %q: bash, zsh or fish", pos[0])
+		f.hints = []string{completionUsage}
+		return f
+	}
+	_, err = inv.env.Stdout.Write([]byte(script))
+	return err
+}
+
+// runCompleteWords is the hidden `mcpwire __complete servers`: the
+// configured servers' names, one a line, for the completion scripts.
+func runCompleteWords(ctx context.Context, inv *invocation, args []string) error {
+	if len(args) != 1 || args[0] != "servers" {
+		return usageErr("__complete takes: servers")
+	}
+	home := inv.env.Home
+	if home == "" {
+		h, err := config.Home(inv.env.Getenv)
+		if err != nil {
+			return nil
+		}
+		home = h
+	}
+	cfg, _ := config.Load(config.LoadOptions{Home: home, Dir: inv.env.Dir, Getenv: inv.env.Getenv})
+	if cfg == nil {
+		return nil
+	}
+	var names []string
+	for _, s := range cfg.Servers {
+		names = append(names, s.Name)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		inv.printf("%s\n", n)
+	}
+	return nil
+}
+
+// completionWords are the values some flags take.
+var completionWords = map[string][]string{
+	"from":      config.ImportClients(),
+	"fail-on":   {"breaking", "any"},
+	"scope":     {"user", "project"},
+	"s":         {"user", "project"},
+	"transport": {"stdio", "http", "sse"},
+	"elicit":    {"defaults", "decline", "cancel"},
+	"log-level": {"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"},
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func bashCompletion() string {
+	var b strings.Builder
+	b.WriteString(`# bash completion for mcpwire (made by: mcpwire completion bash)
+_mcpwire() {
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+    local i cmd= home=() nargs=0
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case ${COMP_WORDS[i]} in
+        --) return 0 ;;  # a server's own command line
+        --home) home=(--home "${COMP_WORDS[i+1]}"); ((i++)) ;;
+        -*) ;;
+        *) if [[ -z $cmd ]]; then cmd=${COMP_WORDS[i]}; else ((nargs++)); fi ;;
+        esac
+    done
+    local flags= values= words=
+    case $cmd in
+`)
+	for _, c := range visibleCommands() {
+		var names []string
+		var withValue []string
+		for _, f := range c.flagsOf() {
+			names = append(names, f.long())
+			if f.Value != "" {
+				withValue = append(withValue, f.long())
+			}
+		}
+		fmt.Fprintf(&b, "    %s) flags=%s; values=%s ;;\n", c.name, shellQuote(strings.Join(names, " ")), shellQuote(" "+strings.Join(withValue, " ")+" "))
+	}
+	b.WriteString(`    esac
+    case $prev in
+`)
+	for _, k := range sortedKeys(completionWords) {
+		dashes := "--"
+		if len(k) == 1 {
+			dashes = "-"
+		}
+		fmt.Fprintf(&b, "    %s%s) COMPREPLY=($(compgen -W %s -- \"$cur\")); return 0 ;;\n", dashes, k, shellQuote(strings.Join(completionWords[k], " ")))
+	}
+	b.WriteString(`    --home) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
+    esac
+    if [[ $values == *" $prev "* ]]; then
+        COMPREPLY=($(compgen -f -- "$cur"))
+        return 0
+    fi
+    if [[ -z $cmd ]]; then
+        COMPREPLY=($(compgen -W "$(printf '%s ' `)
+	var names []string
+	for _, c := range visibleCommands() {
+		names = append(names, c.name)
+	}
+	b.WriteString(shellQuote(strings.Join(names, " ")))
+	b.WriteString(`) help --home --help --version" -- "$cur"))
+        return 0
+    fi
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$flags --home --help" -- "$cur"))
+        return 0
+    fi
+    case $cmd in
+    help) ((nargs == 0)) && COMPREPLY=($(compgen -W "$(printf '%s ' `)
+	b.WriteString(shellQuote(strings.Join(names, " ")))
+	b.WriteString(`)" -- "$cur")) ;;
+    completion) ((nargs == 0)) && COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
+    diff) COMPREPLY=($(compgen -W "$(mcpwire "${home[@]}" __complete servers 2>/dev/null)" -- "$cur") $(compgen -f -- "$cur")) ;;
+`)
+	var serverCmds []string
+	for _, c := range visibleCommands() {
+		if c.takesServer() && c.name != "diff" {
+			serverCmds = append(serverCmds, c.name)
+		}
+	}
+	fmt.Fprintf(&b, "    %s) ((nargs == 0)) && COMPREPLY=($(compgen -W \"$(mcpwire \"${home[@]}\" __complete servers 2>/dev/null)\" -- \"$cur\")) ;;\n", strings.Join(serverCmds, "|"))
+	b.WriteString(`    esac
+    return 0
+}
+complete -o default -o bashdefault -F _mcpwire mcpwire
+`)
+	return b.String()
+}
+
+// zshQuote quotes s inside a zsh _arguments spec: brackets and colons
+// escaped, the whole in single quotes.
+func zshQuote(s string) string {
+	r := strings.NewReplacer(`[`, `\[`, `]`, `\]`, `:`, `\:`)
+	return r.Replace(s)
+}
+
+func zshCompletion() string {
+	var b strings.Builder
+	b.WriteString(`#compdef mcpwire
+# zsh completion for mcpwire (made by: mcpwire completion zsh)
+
+_mcpwire_servers() {
+  local -a servers
+  servers=(${(f)"$(mcpwire __complete servers 2>/dev/null)"})
+  _describe -t servers 'configured server' servers
+}
+
+_mcpwire() {
+  local -a commands
+  commands=(
+`)
+	for _, c := range visibleCommands() {
+		fmt.Fprintf(&b, "    %s\n", shellQuote(c.name+":"+zshQuote(c.short)))
+	}
+	b.WriteString(`  )
+  if (( CURRENT == 2 )); then
+    _describe -t commands 'mcpwire command' commands
+    return
+  fi
+  local cmd=${words[2]}
+  shift words
+  (( CURRENT-- ))
+  case $cmd in
+`)
+	for _, c := range visibleCommands() {
+		fmt.Fprintf(&b, "  %s)\n    _arguments -s \\\n", c.name)
+		for _, f := range c.flagsOf() {
+			spec := f.long() + "[" + zshQuote(f.Usage) + "]"
+			if f.Value != "" {
+				action := "_files"
+				if ws, ok := completionWords[f.Name]; ok {
+					action = "(" + strings.Join(ws, " ") + ")"
+				}
+				spec = f.long() + "=[" + zshQuote(f.Usage) + "]:" + zshQuote(strings.ToLower(f.Value)) + ":" + action
+			}
+			fmt.Fprintf(&b, "      %s \\\n", shellQuote(spec))
+		}
+		fmt.Fprintf(&b, "      '--home=[the home folder]:folder:_files -/' \\\n")
+		switch {
+		case c.name == "help":
+		case c.name == "completion":
+			b.WriteString("      '1:shell:(bash zsh fish)' \\\n")
+		case c.name == "diff":
+			b.WriteString("      '*:snapshot file or server:{_mcpwire_servers; _files}' \\\n")
+		case c.takesServer():
+			b.WriteString("      '1:server:_mcpwire_servers' '*:: :_files' \\\n")
+		default:
+			b.WriteString("      '*:file:_files' \\\n")
+		}
+		b.WriteString("      && return\n    ;;\n")
+	}
+	b.WriteString(`  help)
+    _describe -t commands 'mcpwire command' commands
+    ;;
+  esac
+}
+
+_mcpwire "$@"
+`)
+	return b.String()
+}
+
+// fishQuote quotes s for fish.
+func fishQuote(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+func fishCompletion() string {
+	var b strings.Builder
+	b.WriteString(`# fish completion for mcpwire (made by: mcpwire completion fish)
+complete -c mcpwire -f
+complete -c mcpwire -l home -r -F -d 'the home folder'
+`)
+	fmt.Fprintf(&b, "complete -c mcpwire -n __fish_use_subcommand -a help -d %s\n", fishQuote("a command's help"))
+	var names []string
+	for _, c := range visibleCommands() {
+		names = append(names, c.name)
+		fmt.Fprintf(&b, "complete -c mcpwire -n __fish_use_subcommand -a %s -d %s\n", c.name, fishQuote(c.short))
+	}
+	fmt.Fprintf(&b, "complete -c mcpwire -n '__fish_seen_subcommand_from help' -a %s\n", fishQuote(strings.Join(names, " ")))
+	b.WriteString("complete -c mcpwire -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'\n")
+	var serverCmds []string
+	for _, c := range visibleCommands() {
+		if c.takesServer() {
+			serverCmds = append(serverCmds, c.name)
+		}
+		for _, f := range c.flagsOf() {
+			opt := "-l " + f.Name
+			if len(f.Name) == 1 {
+				opt = "-s " + f.Name
+			}
+			extra := ""
+			if f.Value != "" {
+				extra = " -r -F"
+				if ws, ok := completionWords[f.Name]; ok {
+					extra = " -x -a " + fishQuote(strings.Join(ws, " "))
+				}
+			}
+			fmt.Fprintf(&b, "complete -c mcpwire -n '__fish_seen_subcommand_from %s' %s%s -d %s\n", c.name, opt, extra, fishQuote(f.Usage))
+		}
+	}
+	fmt.Fprintf(&b, "complete -c mcpwire -n '__fish_seen_subcommand_from %s' -a '(mcpwire __complete servers 2>/dev/null)' -d 'configured server'\n", strings.Join(serverCmds, " "))
+	b.WriteString("complete -c mcpwire -n '__fish_seen_subcommand_from diff' -F\n")
+	return b.String()
+}
