@@ -83,9 +83,6 @@ var completionWords = map[string][]string{
 	"log-level": {"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"},
 }
 
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
 func bashCompletion() string {
 	var b strings.Builder
 	b.WriteString(`# bash completion for mcpwire (made by: mcpwire completion bash)

@@ -119,7 +119,7 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 		rep.Files = append(rep.Files, src.path)
 		got, err := config.Import(from, src.path, data, config.ImportOptions{Scope: src.scope, Dir: inv.env.Dir, UserHome: userHome})
 		if err != nil {
-			return fail(ExitConfig, manager.PhaseConfig, err, "check that the file is "+from+"'s, or give the right one: mcpwire import --from "+from+" FILE")
+			return fail(ExitConfig, manager.PhaseConfig, err, "check that the file is "+from+"'s, or give the right one: "+inv.suggest("import", "--from", from)+" FILE")
 		}
 		for _, im := range got {
 			s := &importServer{Name: im.Name, Source: im.Source, SourceScope: im.Scope, Action: "add", Reason: im.Skip,
@@ -145,7 +145,7 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 	}
 	if len(rep.Files) == 0 {
 		return fail(ExitConfig, manager.PhaseConfig, fmt.Errorf("no %s configuration found (looked in %s)", from, strings.Join(looked, ", ")),
-			"give the file: mcpwire import --from "+from+" FILE")
+			"give the file: "+inv.suggest("import", "--from", from)+" FILE")
 	}
 	cfg, home, err := inv.loadConfig()
 	if err != nil {
@@ -162,7 +162,7 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 		}
 		for _, have := range cfg.Servers {
 			if have.Name == s.Name && have.Scope == rep.Scope {
-				s.Action, s.Reason = "skip", "a server of that name is already in "+have.Source+"; remove it first (mcpwire remove "+s.Name+") to import this one"
+				s.Action, s.Reason = "skip", "a server of that name is already in "+have.Source+"; remove it first ("+inv.suggest("remove", s.Name)+") to import this one"
 			}
 		}
 	}
@@ -277,10 +277,18 @@ func (inv *invocation) printImport(rep *importReport) {
 		inv.printf("nothing to add to %s (%s scope)\n", rep.File, rep.Scope)
 	case !rep.Written:
 		inv.printf("would add %s to %s (%s scope); nothing was written.\n", plural(len(adding), "server"), rep.File, rep.Scope)
-		inv.printf("to add them: mcpwire import --from %s --write%s\n", rep.From, map[bool]string{true: " --project"}[rep.Scope == config.ScopeProject])
+		words := []string{"import", "--from", rep.From}
+		if len(rep.Files) == 1 && len(rep.Servers) > 0 && rep.Servers[0].SourceScope == "file" {
+			words = append(words, rep.Files[0])
+		}
+		words = append(words, "--write")
+		if rep.Scope == config.ScopeProject {
+			words = append(words, "--project")
+		}
+		inv.printf("to add them: %s\n", inv.suggest(words...))
 	default:
 		inv.printf("added %s to %s (%s scope); they run only once approved.\n", strings.Join(adding, ", "), rep.File, rep.Scope)
-		inv.printf("review each (mcpwire get NAME), then: mcpwire approve NAME\n")
+		inv.printf("review each (%s NAME), then: %s NAME\n", inv.suggest("get"), inv.suggest("approve"))
 	}
 }
 

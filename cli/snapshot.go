@@ -29,7 +29,7 @@ type snapshot struct {
 	OK                bool               `json:"ok"`
 	Server            string             `json:"server"`
 	ServerInfo        snapServerInfo     `json:"serverInfo"`
-	ProtocolVersion   string             `json:"protocolVersion"`
+	Protocol          string             `json:"protocol"`
 	Capabilities      json.RawMessage    `json:"capabilities"`
 	Instructions      string             `json:"instructions,omitempty"`
 	Tools             []*snapTool        `json:"tools"`
@@ -153,7 +153,7 @@ func newSnapshot(server string, init *protocol.InitializeResult, rep *testReport
 	s := &snapshot{
 		Schema: 1, Command: "snapshot", OK: true, Server: server,
 		ServerInfo:        snapServerInfo{Name: init.ServerInfo.Name, Title: init.ServerInfo.Title, Version: init.ServerInfo.Version},
-		ProtocolVersion:   init.ProtocolVersion,
+		Protocol:          init.ProtocolVersion,
 		Instructions:      init.Instructions,
 		Tools:             []*snapTool{},
 		Resources:         []*snapResource{},
@@ -237,7 +237,7 @@ func readSnapshot(path string, data []byte) (*snapshot, error) {
 		return nil, fmt.Errorf("%s is not a snapshot: %v", path, err)
 	}
 	if s.Command != "snapshot" || s.Schema != 1 {
-		return nil, fmt.Errorf("%s is not a snapshot of schema 1 (make one with: mcpwire snapshot TARGET -o FILE)", path)
+		return nil, fmt.Errorf("%s is not a snapshot of schema 1 (made by the snapshot command)", path)
 	}
 	for _, t := range s.Tools {
 		if t == nil || t.Name == "" {

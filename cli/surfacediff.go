@@ -112,8 +112,8 @@ func (d *differ) server(old, new *snapshot) {
 	if o.Title != n.Title {
 		d.add(classCompatible, "server", n.Name, "title", "title-changed", "title changed")
 	}
-	if old.ProtocolVersion != new.ProtocolVersion {
-		d.add(classCompatible, "server", n.Name, "protocolVersion", "protocol-changed", "protocol revision %s → %s", orNone(old.ProtocolVersion), orNone(new.ProtocolVersion))
+	if old.Protocol != new.Protocol {
+		d.add(classCompatible, "server", n.Name, "protocol", "protocol-changed", "protocol revision %s → %s", orNone(old.Protocol), orNone(new.Protocol))
 	}
 	if old.Instructions != new.Instructions {
 		d.add(classCompatible, "server", n.Name, "instructions", "instructions-changed", "instructions changed")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/mcpwire/mcpwire/internal/demo"
 	"github.com/mcpwire/mcpwire/protocol"
@@ -12,9 +13,54 @@ import (
 // Version is mcpwire's version, sent as clientInfo.version.
 const Version = "0.1.0"
 
+// versionReport is `mcpwire version --json`.
+type versionReport struct {
+	Schema  int    `json:"schema"`
+	Command string `json:"command"`
+	OK      bool   `json:"ok"`
+	Version string `json:"version"` // mcpwire's own, sent as clientInfo.version
+	// Module and ModuleVersion come from the build: the module path, and
+	// its version ("v1.2.3" from go install …@v1.2.3, "(devel)" from a
+	// checkout).
+	Module        string `json:"module"`
+	ModuleVersion string `json:"moduleVersion"`
+	// Revision, RevisionTime and Modified are the VCS stamp of a build
+	// from a checkout: the commit, its time, and whether the tree had
+	// changes; empty (and false) when the build had none.
+	Revision     string   `json:"revision"`
+	RevisionTime string   `json:"revisionTime"`
+	Modified     bool     `json:"modified"`
+	Go           string   `json:"go"`
+	Platform     string   `json:"platform"`
+	Protocols    []string `json:"protocols"` // the revisions mcpwire speaks, newest first
+}
+
+// buildVersion reads the build's module and VCS stamp.
+func buildVersion() *versionReport {
+	rep := &versionReport{Schema: 1, Command: "version", OK: true, Version: Version, Go: runtime.Version(),
+		Platform: runtime.GOOS + "/" + runtime.GOARCH, Protocols: protocol.SupportedVersions()}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return rep
+	}
+	rep.Go = info.GoVersion
+	rep.Module, rep.ModuleVersion = info.Main.Path, info.Main.Version
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rep.Revision = s.Value
+		case "vcs.time":
+			rep.RevisionTime = s.Value
+		case "vcs.modified":
+			rep.Modified = s.Value == "true"
+		}
+	}
+	return rep
+}
+
 func runVersion(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("version")
-	fs.BoolVar(&inv.json, "json", false, "print JSON")
+	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
 	pos, _, _, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -22,23 +68,27 @@ func runVersion(ctx context.Context, inv *invocation, args []string) error {
 	if len(pos) > 0 {
 		return usageErr("version takes no arguments")
 	}
-	commit := ""
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				commit = s.Value[:12]
-			}
-		}
-	}
+	rep := buildVersion()
 	if inv.json {
-		inv.writeJSON(map[string]any{"schema": 1, "version": Version, "commit": commit, "go": runtime.Version(), "protocolVersions": protocol.SupportedVersions()})
+		inv.writeJSON(rep)
 		return nil
 	}
-	inv.printf("mcpwire %s", Version)
-	if commit != "" {
-		inv.printf(" (%s)", commit)
+	inv.printf("mcpwire %s\n", rep.Version)
+	if rep.Module != "" {
+		inv.printf("  module:    %s %s\n", rep.Module, rep.ModuleVersion)
 	}
-	inv.printf(" %s %s/%s; MCP %v\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, protocol.SupportedVersions())
+	if rep.Revision != "" {
+		rev := rep.Revision
+		if rep.RevisionTime != "" {
+			rev += " (" + rep.RevisionTime + ")"
+		}
+		if rep.Modified {
+			rev += ", with changes not committed"
+		}
+		inv.printf("  revision:  %s\n", rev)
+	}
+	inv.printf("  go:        %s %s\n", rep.Go, rep.Platform)
+	inv.printf("  protocols: %s\n", strings.Join(rep.Protocols, ", "))
 	return nil
 }
 
