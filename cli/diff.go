@@ -43,7 +43,7 @@ func runDiff(ctx context.Context, inv *invocation, args []string) error {
 	tf.register(fs)
 	var failOn string
 	var markdown bool
-	fs.StringVar(&failOn, "fail-on", "", "exit 1 when there are `breaking` changes, or `any` changes (default: never)")
+	fs.StringVar(&failOn, "fail-on", "", "exit 1 when there are `breaking|any` changes (default: never)")
 	fs.BoolVar(&markdown, "markdown", false, "print Markdown, for a pull-request comment")
 	inv.junitFlag(fs)
 	pos, tail, hasTail, err := parseArgs(fs, args)
