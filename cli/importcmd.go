@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 )
 
@@ -228,7 +229,7 @@ func importedTarget(e config.ImportEntry) (transport, target string) {
 	if t == "" {
 		t = config.TypeHTTP
 	}
-	return t, config.RedactURL(e.URL)
+	return t, safe.RedactURL(e.URL)
 }
 
 func (inv *invocation) printImport(rep *importReport) {
@@ -258,7 +259,7 @@ func (inv *invocation) printImport(rep *importReport) {
 		default:
 			action += ": " + s.Reason
 		}
-		rows = append(rows, []string{clean(s.Name), s.Transport, oneLine(s.Target, 60), oneLine(action, 120)})
+		rows = append(rows, []string{safe.Sanitize(s.Name), s.Transport, oneLine(s.Target, 60), oneLine(action, 120)})
 	}
 	inv.table(rows)
 	noted := false
@@ -268,7 +269,7 @@ func (inv *invocation) printImport(rep *importReport) {
 				inv.printf("\nnotes:\n")
 				noted = true
 			}
-			inv.printf("  %s: %s\n", clean(s.Name), clean(n))
+			inv.printf("  %s: %s\n", safe.Sanitize(s.Name), safe.Sanitize(n))
 		}
 	}
 	inv.printf("\n")

@@ -191,7 +191,7 @@ func (inv *invocation) writeJUnit(f *failure) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(inv.env.Dir, path)
 	}
-	return writeFileReplacing(path, data, 0o644)
+	return safe.WriteAtomic(path, data, 0o644)
 }
 
 // finishJUnit writes the --junit report at the end of a run; a report

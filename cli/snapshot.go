@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -108,7 +107,7 @@ func runSnapshot(ctx context.Context, inv *invocation, args []string) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(inv.env.Dir, path)
 	}
-	if err := writeFileReplacing(path, data, 0o644); err != nil {
+	if err := safe.WriteAtomic(path, data, 0o644); err != nil {
 		return fail(ExitConfig, "output", err, "check that the folder exists and can be written")
 	}
 	counts := snap.counts()
@@ -315,31 +314,6 @@ func sortedStrings(list []any) []any {
 		out[i] = s
 	}
 	return out
-}
-
-// writeFileReplacing writes data to path through a temporary file in the
-// same folder and a rename, so that a reader never sees half a file.
-func writeFileReplacing(path string, data []byte, mode os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".mcpwire-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %v", path, errors.Unwrap(err))
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %v", path, err)
-	}
-	return nil
 }
 
 // plural says "1 tool", "2 tools".
