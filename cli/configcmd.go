@@ -109,8 +109,8 @@ func (inv *invocation) checkUsable(home string, s *config.Server) error {
 			hints: []string{"enable it with: " + inv.suggest("enable", s.Name)}}
 	}
 	ap, err := config.OpenApprovals(home)
-	if ap == nil {
-		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err}
+	if err != nil {
+		return inv.approvalsUnavailable(s.Name, home, err)
 	}
 	switch st := ap.State(s); st {
 	case config.Approved:
@@ -120,6 +120,16 @@ func (inv *invocation) checkUsable(home string, s *config.Server) error {
 			err:   fmt.Errorf("not approved (%s): a definition runs only once approved", st),
 			hints: []string{"review it with: " + inv.suggest("get", s.Name), "then approve it with: " + inv.suggest("approve", s.Name)}}
 	}
+}
+
+// approvalsUnavailable is the failure of a command that needs the
+// approvals of home when they cannot be read or created: approvals fail
+// closed, so nothing that needs one runs (exit 3).
+func (inv *invocation) approvalsUnavailable(server, home string, err error) *failure {
+	return &failure{code: ExitConfig, server: server, phase: manager.PhaseApproval,
+		err: fmt.Errorf("approvals are unavailable, so no definition that needs one runs: %w", err),
+		hints: []string{"make " + home + " a folder " + inv.prog + " can write, with a readable " + config.KeyFileName +
+			" (32 bytes; delete a damaged one to make a new key, which loses every approval) and a " + config.SettingsFileName + " that is JSON"}}
 }
 
 // managementFlags are the flags of add, remove and friends.
@@ -205,7 +215,7 @@ func runAdd(ctx context.Context, inv *invocation, args []string) error {
 	}
 	ap, err := config.OpenApprovals(home)
 	if err != nil {
-		return &failure{code: ExitConfig, server: name, phase: manager.PhaseApproval, err: err}
+		return inv.approvalsUnavailable(name, home, err)
 	}
 	if err := ap.Approve(s); err != nil {
 		return &failure{code: ExitConfig, server: name, phase: manager.PhaseApproval, err: err}
@@ -262,10 +272,8 @@ func runGet(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: err}
 	}
-	state := "unknown"
-	if ap, _ := config.OpenApprovals(home); ap != nil {
-		state = ap.State(s).String()
-	}
+	ap, _ := config.OpenApprovals(home)
+	state := ap.State(s).String()
 	problem := ""
 	if s.Err != nil {
 		problem = s.Err.Error()
@@ -377,8 +385,10 @@ func (inv *invocation) approval(args []string, approve bool) error {
 		return err
 	}
 	ap, err := config.OpenApprovals(home)
-	if ap == nil || (err != nil && approve) {
-		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err, hints: []string{"fix or remove the settings file; " + inv.prog + " never rewrites a file that is not valid JSON"}}
+	if err != nil {
+		f := inv.approvalsUnavailable(s.Name, home, err)
+		f.hints = append(f.hints, inv.prog+" never rewrites a file that is not valid JSON")
+		return f
 	}
 	if !approve {
 		if err := ap.Revoke(s); err != nil {

@@ -127,10 +127,12 @@ func (inv *invocation) doctorConfigured(ctx context.Context, tf *targetFlags, ho
 	case !s.Enabled:
 		def.Status, def.Detail, def.Hint = manager.CheckFail, "disabled", "enable it with: "+inv.suggest("enable", s.Name)
 	default:
-		if ap, _ := config.OpenApprovals(home); ap != nil {
-			if st := ap.State(s); st != config.Approved {
-				def.Status, def.Detail, def.Hint = manager.CheckFail, "not approved ("+st.String()+")", "review it ("+inv.suggest("get", s.Name)+"), then: "+inv.suggest("approve", s.Name)
-			}
+		ap, err := config.OpenApprovals(home)
+		if st := ap.State(s); err != nil {
+			f := inv.approvalsUnavailable(s.Name, home, err)
+			def.Status, def.Detail, def.Hint = manager.CheckFail, f.err.Error(), f.hints[0]
+		} else if st != config.Approved {
+			def.Status, def.Detail, def.Hint = manager.CheckFail, "not approved ("+st.String()+")", "review it ("+inv.suggest("get", s.Name)+"), then: "+inv.suggest("approve", s.Name)
 		}
 	}
 	spec := &manager.Spec{Name: s.Name, Transport: s.Type, Command: s.Command, Args: s.Args, URL: s.URL}

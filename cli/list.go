@@ -63,10 +63,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	entries := make([]listEntry, len(cfg.Servers))
 	for i, s := range cfg.Servers {
 		e := listEntry{Name: s.Name, Source: s.Source, Scope: s.Scope, Transport: s.Type, Target: s.Target(),
-			Enabled: s.Enabled, Approval: "unknown", Auth: inv.authStatus(home, s)}
-		if approvals != nil {
-			e.Approval = approvals.State(s).String()
-		}
+			Enabled: s.Enabled, Approval: approvals.State(s).String(), Auth: inv.authStatus(home, s)}
 		st := states[i]
 		e.State = string(st.State)
 		if st.State == manager.StateConnected {

@@ -32,10 +32,14 @@ const (
 	Revoked                            // the record is false
 	Changed                            // the definition changed since it was approved
 	InvalidRecord                      // the record is not {"version":1,"digest":"<64 hex>"} or false
+	// Unavailable: the approval key or settings.json cannot be read or
+	// created, so nothing can be approved ([Approvals.Err] says why).
+	// Approvals fail closed: such a server does not run.
+	Unavailable
 )
 
-// String returns "never approved", "approved", "revoked", "changed" or
-// "invalid record".
+// String returns "never approved", "approved", "revoked", "changed",
+// "invalid record" or "approvals unavailable".
 func (st ApprovalState) String() string {
 	switch st {
 	case NeverApproved:
@@ -48,6 +52,8 @@ func (st ApprovalState) String() string {
 		return "changed"
 	case InvalidRecord:
 		return "invalid record"
+	case Unavailable:
+		return "approvals unavailable"
 	}
 	return fmt.Sprintf("ApprovalState(%d)", int(st))
 }
@@ -139,26 +145,46 @@ func createKey(path string) error {
 // <home>/settings.json at capabilities.mcp_approvals[<source>][<name>]. It
 // is safe for concurrent use.
 type Approvals struct {
-	mu   sync.Mutex
-	key  []byte
-	path string
-	text []byte // settings.json as last read
-	root *jnode // its tree; nil when missing or empty
-	bad  error  // settings.json could not be read or parsed
+	mu     sync.Mutex
+	key    []byte // nil when keyErr
+	keyErr error  // the key could not be read or created
+	path   string
+	text   []byte // settings.json as last read
+	root   *jnode // its tree; nil when missing or empty
+	bad    error  // settings.json could not be read or parsed
 }
 
 // OpenApprovals reads the approval key (creating it on first use) and
-// settings.json of home. When settings.json is unreadable or not JSON it
-// returns a usable *Approvals, whose State is InvalidRecord for every
-// server and whose Approve and Revoke refuse, together with the error.
+// settings.json of home. It always returns a usable *Approvals. When the
+// key or settings.json cannot be read or created (home not creatable or
+// read-only, a key of the wrong length, a directory, unreadable; settings
+// not JSON), it also returns the error, and the *Approvals fails closed:
+// State is Unavailable for every server, Err says why, Approve and Revoke
+// refuse. An empty home is such an error too.
 func OpenApprovals(home string) (*Approvals, error) {
-	key, err := LoadKey(home)
-	if err != nil {
-		return nil, err
+	a := &Approvals{}
+	if home == "" {
+		a.keyErr = errors.New("reading approvals: no home folder")
+		return a, a.keyErr
 	}
-	a := &Approvals{key: key, path: filepath.Join(home, SettingsFileName)}
-	_, err = a.reload()
+	a.path = filepath.Join(home, SettingsFileName)
+	a.key, a.keyErr = LoadKey(home)
+	if a.keyErr != nil {
+		return a, a.keyErr
+	}
+	_, err := a.reload()
 	return a, err
+}
+
+// Err returns why approvals are unavailable (the key or settings.json
+// could not be read or created), or nil.
+func (a *Approvals) Err() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.keyErr != nil {
+		return a.keyErr
+	}
+	return a.bad
 }
 
 // reload reads settings.json again; it returns the bytes read.
@@ -196,15 +222,22 @@ func (a *Approvals) reload() ([]byte, error) {
 // Path returns the path of settings.json.
 func (a *Approvals) Path() string { return a.path }
 
-// Digest returns [Digest] of s with this home folder's key.
-func (a *Approvals) Digest(s *Server) string { return Digest(a.key, s) }
+// Digest returns [Digest] of s with this home folder's key ("" when the
+// key is unavailable).
+func (a *Approvals) Digest(s *Server) string {
+	if a.key == nil {
+		return ""
+	}
+	return Digest(a.key, s)
+}
 
-// State returns s's approval state as of the last read of settings.json.
+// State returns s's approval state as of the last read of settings.json:
+// Unavailable when the key or settings.json could not be read.
 func (a *Approvals) State(s *Server) ApprovalState {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.bad != nil {
-		return InvalidRecord
+	if a.keyErr != nil || a.bad != nil {
+		return Unavailable
 	}
 	n := a.root
 	for _, k := range []string{"capabilities", "mcp_approvals", s.Source, s.Name} {
@@ -260,6 +293,9 @@ func (a *Approvals) recordBytes(n *jnode) []byte {
 // the one in s (changed, removed), so that what gets approved is what the
 // user was shown. An invalid definition is refused with its error.
 func (a *Approvals) Approve(s *Server) error {
+	if err := a.keyErr; err != nil {
+		return fmt.Errorf("approving server %q: %w", s.Name, err)
+	}
 	if !s.Valid() {
 		return fmt.Errorf("approving server %q: the definition is invalid: %w", s.Name, s.Err)
 	}
@@ -304,6 +340,9 @@ func (a *Approvals) Revoke(s *Server) error {
 func (a *Approvals) write(s *Server, rec []byte, op string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.keyErr != nil {
+		return fmt.Errorf("%s server %q: %w", op, s.Name, a.keyErr)
+	}
 	if err := safe.NotSymlink(a.path); err != nil {
 		return fmt.Errorf("%s server %q: %w", op, s.Name, err)
 	}

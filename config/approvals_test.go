@@ -284,7 +284,7 @@ func TestSettingsNotJSON(t *testing.T) {
 	if !errors.As(err, &fe) || !fe.Syntax || a == nil {
 		t.Fatalf("open: %v", err)
 	}
-	if a.State(c.Server("a")) != InvalidRecord {
+	if a.State(c.Server("a")) != Unavailable || a.Err() == nil {
 		t.Errorf("state of an unreadable settings.json")
 	}
 	if err := a.Approve(c.Server("a")); err == nil {

@@ -78,3 +78,15 @@ type (
 	// An ExitError says a stdio server's process ended.
 	ExitError = transport.ExitError
 )
+
+// An ApprovalError says that a server cannot run because the approvals
+// of the home folder cannot be read or created (no Home, an approval key
+// that is unreadable or of the wrong length, a settings.json that is not
+// JSON, a read-only home): approvals fail closed. Cause says which.
+type ApprovalError struct{ Cause error }
+
+func (e *ApprovalError) Error() string {
+	return "not approved: approvals are unavailable (" + e.Cause.Error() + ")"
+}
+
+func (e *ApprovalError) Unwrap() error { return e.Cause }

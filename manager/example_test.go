@@ -100,8 +100,8 @@ func ExampleManager_States() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// SkipApproval: this caller checked approvals itself.
-	m, err := manager.New(manager.Options{Config: cfg, SkipApproval: true, StartupTimeout: 20 * time.Second})
+	// TrustAll: this program wrote the definitions itself.
+	m, err := manager.New(manager.Options{Config: cfg, TrustAll: true, StartupTimeout: 20 * time.Second})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func ExampleManager_Call() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	m, err := manager.New(manager.Options{Config: cfg, SkipApproval: true, MaxText: 40, StartupTimeout: 20 * time.Second})
+	m, err := manager.New(manager.Options{Config: cfg, TrustAll: true, MaxText: 40, StartupTimeout: 20 * time.Second})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func TestLoginThroughTheManager(t *testing.T) {
 	}
 
 	// The token is used by a manager with only Config and Home.
-	m, err := New(Options{Config: cfg, Home: home, SkipApproval: true})
+	m, err := New(Options{Config: cfg, Home: home, TrustAll: true})
 	if err != nil {
 		t.Fatal(err)
 	}

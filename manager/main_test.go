@@ -101,7 +101,7 @@ func newManager(t testing.TB, opts Options, servers ...demoServer) (*Manager, st
 	}
 	writeConfig(t, home, servers...)
 	opts.Config = loadConfig(t, home)
-	opts.SkipApproval = true
+	opts.TrustAll = true
 	if opts.StartupTimeout == 0 {
 		opts.StartupTimeout = 20 * time.Second
 	}

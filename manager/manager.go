@@ -83,8 +83,18 @@ type Options struct {
 	StartupTimeout time.Duration
 	// MaxText caps the text of a tool result (default DefaultMaxText).
 	MaxText int
-	// SkipApproval runs servers whether or not they were approved; for
-	// callers that checked approvals themselves.
+	// TrustAll runs every definition of Config whether or not it was
+	// approved. It is for programs that vet definitions themselves (they
+	// wrote them, or showed them to the person); never set it for files
+	// someone else wrote, such as a project's .mcp.json. Without it,
+	// approvals are enforced: a definition runs only when the approvals
+	// of Home say it was approved, and when they cannot be read (no Home,
+	// a key or settings.json that cannot be read or created) nothing runs
+	// and the state says why.
+	TrustAll bool
+	// SkipApproval is the old name of TrustAll.
+	//
+	// Deprecated: use TrustAll.
 	SkipApproval bool
 	// Now is the clock of the circuit breaker (default time.Now).
 	Now func() time.Time
@@ -138,8 +148,10 @@ func New(opts Options) (*Manager, error) {
 	return m, nil
 }
 
+// approvals returns the approvals of Home, which fail closed when they
+// cannot be read; nil only with TrustAll.
 func (m *Manager) approvals() *config.Approvals {
-	if m.opts.SkipApproval || m.opts.Home == "" {
+	if m.opts.TrustAll || m.opts.SkipApproval {
 		return nil
 	}
 	a, _ := config.OpenApprovals(m.opts.Home)

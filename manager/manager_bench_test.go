@@ -25,7 +25,7 @@ func benchStart(b *testing.B, n int, budget time.Duration, broken ...demoServer)
 	cfg := loadConfig(b, home)
 	b.ResetTimer()
 	for b.Loop() {
-		m, err := New(Options{Config: cfg, SkipApproval: true, StartupTimeout: budget})
+		m, err := New(Options{Config: cfg, TrustAll: true, StartupTimeout: budget})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -532,7 +532,7 @@ func TestUpdateDuringStart(t *testing.T) {
 	}
 }
 
-// TestApprovalAndDisabled: without SkipApproval, a server not approved
+// TestApprovalAndDisabled: without TrustAll, a server not approved
 // does not run and says so; an approved one runs; a disabled one is
 // disabled.
 func TestApprovalAndDisabled(t *testing.T) {

@@ -42,7 +42,7 @@ func TestLoginNeededIsTold(t *testing.T) {
 	cfg := loadConfig(t, home)
 	var mu sync.Mutex
 	var told []string
-	m, err := New(Options{Config: cfg, SkipApproval: true,
+	m, err := New(Options{Config: cfg, TrustAll: true,
 		NeedsLogin: func(s *config.Server) bool { return s.Name == "known" },
 		OnLoginNeeded: func(name string) {
 			mu.Lock()

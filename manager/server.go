@@ -54,7 +54,11 @@ func (m *Manager) newServer(def *config.Server, approvals *config.Approvals) *se
 		s.state = StateDisabled
 	case approvals != nil && approvals.State(def) != config.Approved:
 		s.state, s.phase = StateNeedsApproval, PhaseApproval
-		s.err = fmt.Errorf("not approved (%s)", approvals.State(def))
+		st := approvals.State(def)
+		s.err = fmt.Errorf("not approved (%s)", st)
+		if cause := approvals.Err(); st == config.Unavailable && cause != nil {
+			s.err = &ApprovalError{Cause: cause}
+		}
 	case m.opts.NeedsLogin != nil && def.Type != config.TypeStdio && m.opts.NeedsLogin(def):
 		s.state, s.phase, s.err = StateNeedsLogin, PhaseAuth, errors.New("login needed")
 		if m.opts.OnLoginNeeded != nil {
