@@ -145,6 +145,9 @@ func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, 
 	return &Pending{c: c, id: id, ch: ch}, nil
 }
 
+// ID returns the call's request ID.
+func (p *Pending) ID() ID { return p.id }
+
 // Wait waits for the answer to the call and returns the successful
 // response; a response error is returned as an *Error. When ctx ends
 // first, the call is given up, OnCancel is told, and ctx's error is

@@ -118,9 +118,13 @@ func decodeTool(c *jsonrpc.Cursor, t *Tool) error {
 	return nil
 }
 
-// decodeCallResult takes a tools/call result apart.
-func decodeCallResult(c *jsonrpc.Cursor) (*CallToolResult, error) {
+// decodeCallResult takes a tools/call result apart, with its head.
+func decodeCallResult(c *jsonrpc.Cursor) (*CallToolResult, *resultHead, error) {
 	res := &CallToolResult{}
+	h := &resultHead{}
+	if c.Null() {
+		return res, h, nil
+	}
 	err := c.Object(func(key []byte) error {
 		switch string(key) {
 		case "content":
@@ -138,10 +142,14 @@ func decodeCallResult(c *jsonrpc.Cursor) (*CallToolResult, error) {
 			return small(c, "isError", &res.IsError)
 		case "_meta":
 			raw(c, &res.Meta)
+			h.meta = res.Meta
+		default:
+			_, err := h.take(c, key)
+			return err
 		}
 		return nil
 	})
-	return res, err
+	return res, h, err
 }
 
 // decodeContent takes the content block at c apart.

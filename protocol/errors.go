@@ -18,13 +18,17 @@ import (
 type Error = jsonrpc.Error
 
 // A VersionError reports an initialize answer naming a protocol version
-// this package does not speak.
+// this package does not speak, or, for a pinned revision, another one.
 type VersionError struct {
 	Asked    string // the version the client asked for
 	Answered string // the version the server answered
+	Pinned   bool   // Asked was pinned: no other answer is accepted
 }
 
 func (e *VersionError) Error() string {
+	if e.Pinned && IsSupported(e.Answered) {
+		return fmt.Sprintf("server answered protocol version %q to initialize, not %s as pinned", e.Answered, e.Asked)
+	}
 	return fmt.Sprintf("server answered protocol version %q (asked for %s); mcpwire speaks %s",
 		e.Answered, e.Asked, strings.Join(supportedVersions[:], ", "))
 }
@@ -114,8 +118,47 @@ func quoteShort(s string) string {
 const CodeURLElicitationRequired = -32042
 
 // CodeResourceNotFound is the error code of resources/read for a resource
-// that does not exist.
+// that does not exist, up to 2025-11-25; the modern era uses -32602
+// (invalid params) instead. See [IsResourceNotFound].
 const CodeResourceNotFound = -32002
+
+// IsResourceNotFound reports whether err, from ReadResource, says that the
+// resource does not exist: -32002 (legacy) or -32602 (modern era).
+func IsResourceNotFound(err error) bool {
+	var me *MethodError
+	var je *jsonrpc.Error
+	if !errors.As(err, &me) || me.Method != "resources/read" || !errors.As(err, &je) {
+		return false
+	}
+	return je.Code == CodeResourceNotFound || je.Code == jsonrpc.CodeInvalidParams
+}
+
+// An InputRoundsError reports a multi round-trip request the server kept
+// answering with input_required.
+type InputRoundsError struct {
+	Method string
+	Rounds int
+}
+
+func (e *InputRoundsError) Error() string {
+	return fmt.Sprintf("%s: the server still asks for input after %d rounds; giving up", e.Method, e.Rounds)
+}
+
+// An InputError reports an input request of a multi round-trip request
+// that could not be answered (a capability not declared, a callback's
+// error, the user's refusal).
+type InputError struct {
+	Method string // the request's method, e.g. "tools/call"
+	Input  string // the input request's method, e.g. "sampling/createMessage"
+	Key    string // its key in inputRequests
+	Err    error
+}
+
+func (e *InputError) Error() string {
+	return fmt.Sprintf("%s: answering the server's %s (%s): %v", e.Method, e.Input, quoteShort(e.Key), e.Err)
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
 
 // URLElicitations returns the URL mode elicitations a -32042 error asks
 // for, and whether err is such an error.

@@ -53,10 +53,20 @@ func initResult(version string, caps string) json.RawMessage {
 
 const allCaps = `{"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"prompts":{},"logging":{},"completions":{}}`
 
-// startFake connects a session to a fake server that answers initialize
-// with caps and the version asked for, and everything else through h.
+// startFake connects a session to a fake legacy server that answers
+// initialize with caps and the version asked for, and everything else
+// through h. Unless opts pins a version, the session is pinned to
+// LatestLegacyVersion, so that initialize is its first request (id 1).
 func startFake(t *testing.T, caps string, h func(f *fakeServer, m *wire) (any, error), opts *Options) (*Session, *fakeServer) {
 	t.Helper()
+	if opts == nil {
+		opts = &Options{}
+	}
+	if opts.ProtocolVersion == "" {
+		o := *opts
+		o.ProtocolVersion = LatestLegacyVersion
+		opts = &o
+	}
 	f := newFake(t, func(f *fakeServer, m *wire) (any, error) {
 		if m.Method == "initialize" {
 			var p struct {

@@ -18,6 +18,8 @@ func FuzzDecodeResults(f *testing.F) {
 		`{"tools":[{"name":"t","title":"T","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"x":{"type":"number"}}},"annotations":{"readOnlyHint":true,"title":"x"},"execution":{"taskSupport":"optional"}}],"nextCursor":"c2"}`,
 		`{"tools":[null,{"name":""}]}`,
 		`{}`, `null`, `[]`, `{"content":null,"isError":false}`,
+		`{"resultType":"input_required","inputRequests":{"a":{"method":"roots/list"}},"requestState":"s","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"x","version":"1"}}}`,
+		`{"resultType":"complete","tools":[],"nextCursor":"","ttlMs":300000,"cacheScope":"public"}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -36,7 +38,7 @@ func FuzzDecodeResults(f *testing.F) {
 				t.Fatalf("round trip changed %s into %s", data, b)
 			}
 			// The hand decoder agrees with encoding/json on what it wrote.
-			fast, err := decodeCallResult(resultCursor(b))
+			fast, _, err := decodeCallResult(resultCursor(b))
 			if err != nil {
 				t.Fatalf("decodeCallResult(%s): %v", b, err)
 			}
@@ -44,12 +46,13 @@ func FuzzDecodeResults(f *testing.F) {
 				t.Fatalf("decodeCallResult(%s) = %s", b, normResult(*fast))
 			}
 		}
-		_, _ = decodeCallResult(jsonrpc.NewCursor(data)) // never panics
+		_, _, _ = decodeCallResult(jsonrpc.NewCursor(data)) // never panics
 		_, _ = decodeToolsPage(jsonrpc.NewCursor(data))
-		_, _ = nextCursor(jsonrpc.NewCursor(data))
+		_, _, _ = pageHead(jsonrpc.NewCursor(data))
+		_, _ = readHead(data)
 		if string(bytes.TrimSpace(data)) == "null" { // encoding/json: an empty page
 			tools, err1 := decodeToolsPage(resultCursor(data))
-			next, err2 := nextCursor(resultCursor(data))
+			next, _, err2 := pageHead(resultCursor(data))
 			if tools != nil || next != nil || err1 != nil || err2 != nil {
 				t.Fatalf("null page: %v %v %v %v", tools, next, err1, err2)
 			}
@@ -76,9 +79,9 @@ func FuzzDecodeResults(f *testing.F) {
 			if err != nil {
 				t.Fatalf("decodeToolsPage(%s): %v", b, err)
 			}
-			next, err := nextCursor(resultCursor(b))
+			next, _, err := pageHead(resultCursor(b))
 			if err != nil {
-				t.Fatalf("nextCursor(%s): %v", b, err)
+				t.Fatalf("pageHead(%s): %v", b, err)
 			}
 			want, _ := json.Marshal(&page{Tools: dropNil(p2.Tools), NextCursor: p2.NextCursor})
 			got, _ := json.Marshal(&page{Tools: tools, NextCursor: next})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
@@ -20,11 +21,18 @@ const maxPages = 10000
 // The next page is asked for as soon as a page is in, before the page is
 // taken apart, so that the server works on it meanwhile; a listing given
 // up early gives that request up too (the server is told).
+//
+// In the modern era each page's resultType is checked and its caching
+// hint (ttlMs, cacheScope) kept: once the listing is complete, the hint of
+// the whole listing (the shortest ttlMs, "private" when any page is) is
+// what [Session.CacheHint] returns for method. A modern server's empty
+// nextCursor is a cursor; a legacy server's ends the list.
 func paginate[T any](ctx context.Context, s *Session, method string, decode func(*jsonrpc.Response) ([]T, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		seen := map[string]bool{}
-		sc, err := s.startCall(ctx, method, nil, nil)
+		hint := CacheHint{Received: time.Now()}
+		sc, err := s.startCall(ctx, &request{method: method})
 		if err != nil {
 			yield(zero, err)
 			return
@@ -41,14 +49,20 @@ func paginate[T any](ctx context.Context, s *Session, method string, decode func
 				yield(zero, err)
 				return
 			}
-			next, err := nextCursor(resp.Cursor())
+			next, head, err := pageHead(resp.Cursor())
 			if err != nil {
 				yield(zero, &ResultError{Method: method, Err: err})
 				return
 			}
-			// A missing nextCursor ends the list; so does an empty one,
-			// which no server of the legacy revisions means as a cursor.
-			more := next != nil && *next != ""
+			if err := s.checkHead(method, head, false); err != nil {
+				yield(zero, err)
+				return
+			}
+			hint.add(head, page)
+			// A missing nextCursor ends the list; so does an empty one from
+			// a legacy server, which none of the legacy revisions means as
+			// a cursor (the modern revision says it is one).
+			more := next != nil && (*next != "" || s.era == EraModern)
 			var stop error // after this page's items
 			switch {
 			case !more:
@@ -58,9 +72,9 @@ func paginate[T any](ctx context.Context, s *Session, method string, decode func
 				stop = fmt.Errorf("%s: more than %d pages", method, maxPages)
 			default:
 				seen[*next] = true
-				sc, stop = s.startCall(ctx, method, struct {
+				sc, stop = s.startCall(ctx, &request{method: method, params: struct {
 					Cursor string `json:"cursor"`
-				}{*next}, nil)
+				}{*next}})
 			}
 			items, err := decode(resp)
 			if err != nil {
@@ -77,21 +91,27 @@ func paginate[T any](ctx context.Context, s *Session, method string, decode func
 				return
 			}
 			if !more {
+				s.setHint(method, hint)
 				return
 			}
 		}
 	}
 }
 
-// nextCursor reads a page's nextCursor (nil when absent or null, and for
-// a null page, which encoding/json reads as an empty one).
-func nextCursor(c *jsonrpc.Cursor) (*string, error) {
+// pageHead reads a page's nextCursor (nil when absent or null, and for a
+// null page, which encoding/json reads as an empty one) and its head.
+func pageHead(c *jsonrpc.Cursor) (*string, *resultHead, error) {
 	var next *string
+	h := &resultHead{}
 	if c.Null() {
-		return nil, nil
+		return nil, h, nil
 	}
 	err := c.Object(func(key []byte) error {
-		if string(key) != "nextCursor" || c.Null() {
+		if string(key) != "nextCursor" {
+			_, err := h.take(c, key)
+			return err
+		}
+		if c.Null() {
 			return nil
 		}
 		var s string
@@ -101,7 +121,67 @@ func nextCursor(c *jsonrpc.Cursor) (*string, error) {
 		next = &s
 		return nil
 	})
-	return next, err
+	return next, h, err
+}
+
+// A CacheHint is a modern server's freshness hint for a result
+// (2026-07-28/server/utilities/caching.mdx): the result may be taken as
+// fresh for TTL after it came. Scope is "public" (the same for every
+// caller) or "private".
+type CacheHint struct {
+	Given    bool          // the server gave ttlMs (with every page of a listing)
+	TTL      time.Duration // a negative ttlMs is taken as 0, stale at once
+	Scope    string        // "public", "private", or "" when not given
+	Received time.Time     // when the first page came
+}
+
+// Fresh reports whether the result may still be taken as fresh at now.
+func (h CacheHint) Fresh(now time.Time) bool {
+	return h.Given && h.TTL > 0 && now.Before(h.Received.Add(h.TTL))
+}
+
+// add takes the hint of one page (page from 1): the listing is as fresh
+// as its stalest page, and private when any page is.
+func (h *CacheHint) add(head *resultHead, page int) {
+	if head.ttlMs == nil {
+		h.Given, h.TTL = false, 0
+	} else {
+		ttl := time.Duration(max(*head.ttlMs, 0)) * time.Millisecond
+		if page == 1 {
+			h.Given, h.TTL = true, ttl
+		} else if h.Given {
+			h.TTL = min(h.TTL, ttl)
+		}
+	}
+	switch {
+	case head.cacheScope == "private" || h.Scope == "private":
+		h.Scope = "private"
+	case head.cacheScope != "":
+		h.Scope = head.cacheScope
+	}
+}
+
+// setHint keeps the hint of the last complete listing of method.
+func (s *Session) setHint(method string, h CacheHint) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hints == nil {
+		s.hints = map[string]CacheHint{}
+	}
+	s.hints[method] = h
+	if method == "tools/list" {
+		s.mod.listed = true
+	}
+}
+
+// CacheHint returns the freshness hint of the last complete listing of
+// method ("tools/list", "prompts/list", "resources/list",
+// "resources/templates/list"); the zero CacheHint (never fresh) when there
+// was none, or the server gave no hint (legacy servers never do).
+func (s *Session) CacheHint(method string) CacheHint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hints[method]
 }
 
 // collect gathers a listing into a slice.
@@ -135,6 +215,7 @@ func (s *Session) Tools(ctx context.Context) iter.Seq2[*Tool, error] {
 		if err != nil {
 			return nil, err
 		}
+		tools = s.screenTools(tools)
 		s.rememberSchemas(tools)
 		return tools, nil
 	})

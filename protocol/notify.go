@@ -15,17 +15,22 @@ func (s *Session) notify(req *jsonrpc.Request) {
 	}
 	switch req.Method {
 	case "notifications/tools/list_changed":
+		s.stale("tools/list")
 		if o.OnToolsChanged != nil {
 			o.OnToolsChanged()
 		}
 	case "notifications/resources/list_changed":
+		s.stale("resources/list", "resources/templates/list")
 		if o.OnResourcesChanged != nil {
 			o.OnResourcesChanged()
 		}
 	case "notifications/prompts/list_changed":
+		s.stale("prompts/list")
 		if o.OnPromptsChanged != nil {
 			o.OnPromptsChanged()
 		}
+	case "notifications/subscriptions/acknowledged":
+		s.acknowledged(req.Params)
 	case "notifications/resources/updated":
 		var p struct {
 			URI string `json:"uri"`
@@ -53,6 +58,16 @@ func (s *Session) notify(req *jsonrpc.Request) {
 		// The server gave up one of its requests: stop asking the user
 		// (the answer that may still go out is harmless).
 		s.cancelServing(req.Params)
+	}
+}
+
+// stale forgets the caching hints of the listings of methods: a change
+// notification makes them stale at once.
+func (s *Session) stale(methods ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range methods {
+		delete(s.hints, m)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // GetPrompt gets the prompt name with args (prompts/get).
@@ -17,7 +19,10 @@ func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]st
 		Arguments map[string]string `json:"arguments,omitempty"`
 	}{name, args}
 	var res GetPromptResult
-	if err := s.callInto(ctx, "prompts/get", params, nil, &res); err != nil {
+	err := s.rounds(ctx, &request{method: "prompts/get", params: params, name: name}, func(resp *jsonrpc.Response) (*resultHead, error) {
+		return decodeComplete(resp, "prompts/get", &res)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -58,14 +63,23 @@ func (s *Session) Complete(ctx context.Context, ref Reference, argName, value st
 	return &res, nil
 }
 
-// SetLogLevel asks the server to send log messages of level and above
-// (logging/setLevel); they reach Options.OnLog.
+// SetLogLevel asks the server to send log messages of level and above;
+// they reach Options.OnLog. Legacy servers are asked with
+// logging/setLevel; in the modern era every later request carries the
+// level in _meta (io.modelcontextprotocol/logLevel), and the server sends
+// the messages of each request on its answer stream.
 func (s *Session) SetLogLevel(ctx context.Context, level string) error {
 	if err := s.require("logging/setLevel", "logging"); err != nil {
 		return err
 	}
 	if !slices.Contains(logLevels[:], level) {
 		return fmt.Errorf("logging/setLevel: unknown level %q (want one of %s)", level, strings.Join(logLevels[:], ", "))
+	}
+	if s.era == EraModern {
+		s.mu.Lock()
+		s.mod.level = level
+		s.mu.Unlock()
+		return nil
 	}
 	_, err := s.call(ctx, "logging/setLevel", struct {
 		Level string `json:"level"`

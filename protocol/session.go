@@ -26,20 +26,40 @@ const cancelNoticeTimeout = 2 * time.Second
 // the order the server sent the notifications; they must return quickly
 // and must not call the session. The request callbacks (Roots, Elicit,
 // Sample) run in a goroutine of their own per request, with a context that
-// ends when the session closes.
+// ends when the session closes; in the modern era they answer the input
+// requests of multi round-trip requests, on the caller's goroutine.
 type Options struct {
 	ClientName    string // clientInfo.name; default "mcpwire"
 	ClientVersion string // clientInfo.version; default "dev"
 
-	// ProtocolVersion is the version asked for in initialize; default
-	// LatestVersion.
+	// ProtocolVersion pins the revision. "" (the default) speaks both
+	// eras: the server's era is detected as the 2026-07-28 revision says
+	// (server/discover first, initialize when the server is legacy), and
+	// the newest revision both sides speak is used. A legacy revision
+	// (2024-11-05 … 2025-11-25) is asked for in initialize and the answer
+	// must name it; "2026-07-28" speaks the modern era only.
 	ProtocolVersion string
+	// Hint is what an earlier connection learned of this server (an era
+	// cache): with EraLegacy the server/discover probe is skipped and
+	// initialize asks for Hint.Version; with EraModern server/discover asks
+	// for Hint.Version. When the hint proves wrong the era is detected
+	// afresh; Session.Era and ProtocolVersion say what was found.
+	Hint *EraHint
+	// ProbeTimeout bounds the server/discover probe of era detection
+	// (default DefaultProbeTimeout, at most Timeout): a legacy server may
+	// never answer it, and then the session falls back to initialize.
+	ProbeTimeout time.Duration
 	// Timeout bounds each request (default DefaultTimeout) unless the
 	// caller's context ends sooner.
 	Timeout time.Duration
 	// MaxTimeout is the hard limit of a request whose timeout progress
 	// notifications keep extending (default 10 × Timeout).
 	MaxTimeout time.Duration
+	// MaxInputRounds bounds the rounds of a multi round-trip request
+	// (modern era): after that many input_required answers in a row the
+	// request fails with an *InputRoundsError (default
+	// DefaultMaxInputRounds).
+	MaxInputRounds int
 
 	// Roots answers roots/list; nil offers the working directory.
 	Roots func(ctx context.Context) ([]Root, error)
@@ -47,7 +67,7 @@ type Options struct {
 	// capability undeclared (and such requests get -32601).
 	Elicit func(ctx context.Context, p *ElicitParams) (*ElicitResult, error)
 	// ElicitURL declares URL mode elicitation besides form mode (only with
-	// Elicit set and a 2025-11-25 server).
+	// Elicit set and a 2025-11-25 or later server).
 	ElicitURL bool
 	// Sample answers sampling/createMessage with a CreateMessageResult;
 	// nil leaves the sampling capability undeclared. An *jsonrpc.Error it
@@ -57,11 +77,15 @@ type Options struct {
 	// OnNotification gets every server notification, raw, before the
 	// callbacks below.
 	OnNotification func(method string, params json.RawMessage)
-	// OnServerRequest is told how each server request was answered (it may
-	// be called from several goroutines at once):
-	// "answered", "accepted", "declined", "cancelled", "method not found",
-	// "error: …".
+	// OnServerRequest is told how each server request (legacy era) or
+	// input request (modern era) was answered (it may be called from
+	// several goroutines at once): "answered", "accepted", "declined",
+	// "cancelled", "method not found", "error: …".
 	OnServerRequest func(method string, outcome string)
+	// OnToolRejected is told about each tool left out of a tools/list
+	// answer because its x-mcp-header annotations are invalid (modern era
+	// over streamable HTTP, as SEP-2243 says), with the reason.
+	OnToolRejected func(tool, reason string)
 
 	OnToolsChanged     func()               // notifications/tools/list_changed
 	OnResourcesChanged func()               // notifications/resources/list_changed
@@ -71,21 +95,48 @@ type Options struct {
 	OnLog              func(LogParams)      // notifications/message
 }
 
-// A Session is an initialized MCP session with one server. Its methods may
-// be called from many goroutines at once.
+// An EraHint is what is known of a server's era before connecting.
+type EraHint struct {
+	Era     Era
+	Version string // the revision spoken last time; "" for the newest of the era
+}
+
+// DefaultProbeTimeout bounds the server/discover probe unless
+// [Options.ProbeTimeout] says otherwise.
+const DefaultProbeTimeout = 5 * time.Second
+
+// DefaultMaxInputRounds bounds the rounds of a multi round-trip request
+// unless [Options.MaxInputRounds] says otherwise.
+const DefaultMaxInputRounds = 8
+
+// A Session is an MCP session with one server: an initialized legacy
+// session, or a modern one whose every request carries the protocol
+// version and client capabilities. Its methods may be called from many
+// goroutines at once.
 type Session struct {
 	conn       *jsonrpc.Conn
+	stream     jsonrpc.Stream // the stream as given to Connect
 	opts       Options
 	init       *InitializeResult
-	ready      atomic.Bool // initialize answered: cancellation allowed
+	ready      atomic.Bool // the era is settled: cancellation allowed
 	tokenSeq   atomic.Int64
 	timeout    time.Duration
 	maxTimeout time.Duration
+
+	era     Era
+	modern  atomic.Pointer[modernState] // nil in the legacy era
+	headers bool                        // the stream mirrors request metadata into headers (HTTP)
 
 	mu         sync.Mutex
 	progress   map[string]*progressEntry // by progress token
 	outSchemas map[string]json.RawMessage
 	serving    map[jsonrpc.ID]context.CancelCauseFunc // server requests being answered
+	hints      map[string]CacheHint                   // of the last complete listings, by method
+	mod        modernFields
+
+	life context.Context    // ends when the session closes
+	stop context.CancelFunc // ends life
+	bg   sync.WaitGroup     // the session's own goroutines (subscriptions/listen)
 }
 
 // A progressEntry routes progress notifications of one call. Once the
@@ -117,20 +168,22 @@ type CallOptions struct {
 	Progress func(ProgressParams)
 	// Timeout overrides Options.Timeout for this call.
 	Timeout time.Duration
-	// Meta, when set, is sent as the request's _meta (progressToken is
-	// added to it).
+	// Meta, when set, is sent as the request's _meta (progressToken, and in
+	// the modern era the protocol fields, are added to it).
 	Meta map[string]any
 }
 
-// Connect runs the initialize handshake over s and returns the session.
-// ctx, and Options.Timeout, bound the handshake only; initialize is never
-// cancelled with a notification. On failure s is closed and the error names the phase
-// ("initialize: …", "initialized: …"), or is a *VersionError.
+// Connect starts an MCP session over s: in the legacy era the initialize
+// handshake, in the modern era server/discover; with no pinned version the
+// era is detected first (see [Options]). ctx, and Options.Timeout, bound
+// the start only; initialize is never cancelled with a notification. On
+// failure s is closed and the error names the phase ("initialize: …",
+// "server/discover: …"), or is a *VersionError or *UnsupportedVersionError.
 func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, error) {
 	if s == nil {
 		return nil, errors.New("initialize: no stream")
 	}
-	sess := &Session{progress: map[string]*progressEntry{}, outSchemas: map[string]json.RawMessage{},
+	sess := &Session{stream: s, progress: map[string]*progressEntry{}, outSchemas: map[string]json.RawMessage{},
 		serving: map[jsonrpc.ID]context.CancelCauseFunc{}}
 	if opts != nil {
 		sess.opts = *opts
@@ -142,10 +195,7 @@ func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, er
 	if o.ClientVersion == "" {
 		o.ClientVersion = "dev"
 	}
-	if o.ProtocolVersion == "" {
-		o.ProtocolVersion = LatestVersion
-	}
-	if !IsSupported(o.ProtocolVersion) {
+	if o.ProtocolVersion != "" && !IsSupported(o.ProtocolVersion) {
 		s.Close()
 		return nil, fmt.Errorf("initialize: cannot ask for protocol version %q: mcpwire speaks %s",
 			o.ProtocolVersion, strings.Join(supportedVersions[:], ", "))
@@ -161,16 +211,40 @@ func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, er
 	if sess.maxTimeout < sess.timeout {
 		sess.maxTimeout = sess.timeout
 	}
-	sess.conn = jsonrpc.NewConn(s, &jsonrpc.ConnOptions{
+	if o.MaxInputRounds <= 0 {
+		o.MaxInputRounds = DefaultMaxInputRounds
+	}
+	stream := s
+	if ew, ok := s.(envelopeWriter); ok {
+		stream = &envelopeStream{Stream: s, ew: ew}
+		sess.headers = true
+	}
+	sess.conn = jsonrpc.NewConn(stream, &jsonrpc.ConnOptions{
 		Handle:   sess.handle,
 		Notify:   sess.notify,
 		OnCancel: sess.onCancel,
 	})
+	sess.life, sess.stop = context.WithCancel(context.Background())
+	if err := sess.start(ctx); err != nil {
+		sess.stop()
+		sess.conn.Close()
+		return nil, err
+	}
+	sess.ready.Store(true)
+	if sess.era == EraModern {
+		sess.startListening()
+	}
+	return sess, nil
+}
 
+// initialize runs the legacy handshake asking for version. With strict,
+// the answer must name version (a pinned revision); otherwise any legacy
+// revision this package speaks is accepted.
+func (sess *Session) initialize(ctx context.Context, version string, strict bool) error {
 	params := map[string]any{
-		"protocolVersion": o.ProtocolVersion,
-		"capabilities":    sess.clientCapabilities(o.ProtocolVersion),
-		"clientInfo":      Implementation{Name: o.ClientName, Version: o.ClientVersion},
+		"protocolVersion": version,
+		"capabilities":    sess.clientCapabilities(version),
+		"clientInfo":      Implementation{Name: sess.opts.ClientName, Version: sess.opts.ClientVersion},
 	}
 	// initialize is bounded by ctx and by the timeout, and is never
 	// cancelled with a notification (onCancel knows it by ready).
@@ -178,40 +252,41 @@ func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, er
 	raw, err := sess.conn.Call(ictx, "initialize", params)
 	cancel()
 	if err != nil {
-		sess.conn.Close()
 		var te *TimeoutError
 		switch {
 		case ctx.Err() != nil:
-			return nil, fmt.Errorf("initialize: no answer from server: %w", ctx.Err())
+			return fmt.Errorf("initialize: no answer from server: %w", ctx.Err())
 		case errors.As(context.Cause(ictx), &te):
-			return nil, te
+			return te
 		}
-		return nil, &MethodError{Method: "initialize", Err: err}
+		return &MethodError{Method: "initialize", Err: err}
 	}
 	var res InitializeResult
 	if err := json.Unmarshal(raw, &res); err != nil {
-		sess.conn.Close()
-		return nil, &ResultError{Method: "initialize", Err: err}
+		return &ResultError{Method: "initialize", Err: err}
 	}
-	if !IsSupported(res.ProtocolVersion) {
-		sess.conn.Close()
-		return nil, &VersionError{Asked: o.ProtocolVersion, Answered: res.ProtocolVersion}
+	if !isLegacySupported(res.ProtocolVersion) || strict && res.ProtocolVersion != version {
+		return &VersionError{Asked: version, Answered: res.ProtocolVersion, Pinned: strict}
 	}
 	sess.init = &res
-	sess.ready.Store(true)
-	if sv, ok := s.(interface{ SetProtocolVersion(string) }); ok {
+	sess.era = EraLegacy
+	sess.opts.ProtocolVersion = res.ProtocolVersion
+	if sv, ok := sess.stream.(interface{ SetProtocolVersion(string) }); ok {
 		sv.SetProtocolVersion(res.ProtocolVersion)
 	}
 	if err := sess.conn.Notify(ctx, "notifications/initialized", nil); err != nil {
-		sess.conn.Close()
-		return nil, fmt.Errorf("initialized: %w", err)
+		return fmt.Errorf("initialized: %w", err)
 	}
-	return sess, nil
+	return nil
 }
 
-// clientCapabilities declares only what the options supply.
+// clientCapabilities declares only what the options supply. The modern
+// era has no roots/list_changed notification: its roots capability is {}.
 func (s *Session) clientCapabilities(version string) map[string]any {
 	caps := map[string]any{"roots": map[string]any{"listChanged": true}}
+	if EraOf(version) == EraModern {
+		caps["roots"] = struct{}{}
+	}
 	if s.opts.Elicit != nil {
 		if hasElicitationModes(version) {
 			el := map[string]any{"form": struct{}{}}
@@ -229,14 +304,30 @@ func (s *Session) clientCapabilities(version string) map[string]any {
 	return caps
 }
 
-// Init returns the server's answer to initialize.
+// Init returns the server's answer to initialize; in the modern era, the
+// same fields from server/discover (ProtocolVersion is the revision the
+// session speaks, ServerInfo the serverInfo of the discover answer's _meta).
 func (s *Session) Init() *InitializeResult { return s.init }
 
-// ProtocolVersion returns the negotiated protocol version.
-func (s *Session) ProtocolVersion() string { return s.init.ProtocolVersion }
+// ProtocolVersion returns the revision the session speaks: the negotiated
+// one (legacy), or the one every request carries (modern).
+func (s *Session) ProtocolVersion() string {
+	if m := s.modern.Load(); m != nil {
+		return m.version
+	}
+	return s.init.ProtocolVersion
+}
+
+// Era returns the era of the session.
+func (s *Session) Era() Era { return s.era }
 
 // Close ends the session and closes its stream.
-func (s *Session) Close() error { return s.conn.Close() }
+func (s *Session) Close() error {
+	s.stop()
+	err := s.conn.Close()
+	s.bg.Wait()
+	return err
+}
 
 // Done is closed when the session has ended.
 func (s *Session) Done() <-chan struct{} { return s.conn.Done() }
@@ -245,25 +336,43 @@ func (s *Session) Done() <-chan struct{} { return s.conn.Done() }
 // server closed the connection); nil while it runs.
 func (s *Session) Err() error { return s.conn.Err() }
 
-// Ping sends ping and waits for the answer.
+// Ping sends ping and waits for the answer. The modern era has no ping:
+// there it sends server/discover, which every modern server answers.
 func (s *Session) Ping(ctx context.Context) error {
+	if s.era == EraModern {
+		_, err := s.call(ctx, "server/discover", nil, nil)
+		return err
+	}
 	_, err := s.call(ctx, "ping", nil, nil)
 	return err
 }
 
 // NotifyRootsChanged tells the server that the roots changed
-// (notifications/roots/list_changed).
+// (notifications/roots/list_changed). The modern era has no such
+// notification (the roots are asked for with each request that needs
+// them): there it does nothing.
 func (s *Session) NotifyRootsChanged(ctx context.Context) error {
+	if s.era == EraModern {
+		return nil
+	}
 	if err := s.conn.Notify(ctx, "notifications/roots/list_changed", nil); err != nil {
 		return &MethodError{Method: "notifications/roots/list_changed", Err: err}
 	}
 	return nil
 }
 
-// onCancel sends notifications/cancelled for a call given up; never for
-// initialize.
+// onCancel tells the server that a call was given up; never for
+// initialize or the era probe. Over streamable HTTP in the modern era,
+// closing the request's response stream is the cancellation (the
+// transport does it); elsewhere it sends notifications/cancelled.
 func (s *Session) onCancel(id jsonrpc.ID, cause error) {
 	if !s.ready.Load() {
+		return
+	}
+	if s.era == EraModern && s.headers {
+		if c, ok := s.stream.(interface{ CancelRequest(jsonrpc.ID) bool }); ok {
+			c.CancelRequest(id)
+		}
 		return
 	}
 	reason := "cancelled by the client"
@@ -283,7 +392,7 @@ func (s *Session) onCancel(id jsonrpc.ID, cause error) {
 // progress when opts asks for it) and returns its raw result. Errors are
 // *MethodError or *TimeoutError.
 func (s *Session) call(ctx context.Context, method string, params any, opts *CallOptions) (json.RawMessage, error) {
-	resp, err := s.callResponse(ctx, method, params, opts)
+	resp, err := s.callResponse(ctx, &request{method: method, params: params, opts: opts})
 	if err != nil {
 		return nil, err
 	}
@@ -292,28 +401,45 @@ func (s *Session) call(ctx context.Context, method string, params any, opts *Cal
 
 // callResponse is call, returning the response, whose Cursor takes a
 // large result apart quicker.
-func (s *Session) callResponse(ctx context.Context, method string, params any, opts *CallOptions) (*jsonrpc.Response, error) {
-	sc, err := s.startCall(ctx, method, params, opts)
+func (s *Session) callResponse(ctx context.Context, rq *request) (*jsonrpc.Response, error) {
+	sc, err := s.startCall(ctx, rq)
 	if err != nil {
 		return nil, err
 	}
 	return sc.wait()
 }
 
+// A request is what a call sends: the method and its params (without
+// _meta, which the session adds), and what the HTTP binding mirrors into
+// headers.
+type request struct {
+	method string
+	params any
+	opts   *CallOptions
+	name   string            // Mcp-Name: params.name or params.uri, for the methods that have one
+	extra   map[string]string // Mcp-Param-* headers of a tools/call (raw values)
+	probe   bool              // the era probe: not retried on -32022 (the probe handles it)
+	endless bool              // no timeout (subscriptions/listen)
+}
+
 // A sessionCall is a request sent under the session's timeout and not yet
 // waited for.
 type sessionCall struct {
+	s       *Session
+	rq      *request
 	ctx     context.Context // the caller's
 	cctx    context.Context // the caller's, ended by the timeout too
-	method  string
 	te      *TimeoutError
 	pending *jsonrpc.Pending
 	cleanup []func() // run once the call is over
+	token   string   // the progress token, when asked for
+	retried bool     // re-sent once with another version (-32022)
 }
 
 // startCall sends one request bounded by the session's timeout (extended
 // by progress when opts asks for it); wait gives its answer.
-func (s *Session) startCall(ctx context.Context, method string, params any, opts *CallOptions) (*sessionCall, error) {
+func (s *Session) startCall(ctx context.Context, rq *request) (*sessionCall, error) {
+	method, opts := rq.method, rq.opts
 	timeout := s.timeout
 	if opts != nil && opts.Timeout > 0 {
 		timeout = opts.Timeout
@@ -322,7 +448,7 @@ func (s *Session) startCall(ctx context.Context, method string, params any, opts
 	if err := ctx.Err(); err != nil {
 		return nil, &MethodError{Method: method, Err: err}
 	}
-	sc := &sessionCall{ctx: ctx, method: method, te: &TimeoutError{Method: method, Timeout: timeout}}
+	sc := &sessionCall{s: s, rq: rq, ctx: ctx, te: &TimeoutError{Method: method, Timeout: timeout}}
 	cctx, cancel := context.WithCancelCause(ctx)
 	sc.cctx = cctx
 	start := time.Now()
@@ -334,21 +460,14 @@ func (s *Session) startCall(ctx context.Context, method string, params any, opts
 		sc.te.Timeout = time.Since(start).Round(time.Millisecond)
 		cancel(sc.te)
 	})
+	if rq.endless {
+		timer.Stop()
+	}
 	sc.cleanup = append(sc.cleanup, func() { timer.Stop(); cancel(nil) })
 
 	if opts != nil && opts.Progress != nil {
 		token := fmt.Sprintf("mcpwire-%d", s.tokenSeq.Add(1))
-		meta := map[string]any{}
-		for k, v := range opts.Meta {
-			meta[k] = v
-		}
-		meta["progressToken"] = token
-		var err error
-		params, err = withMeta(params, meta)
-		if err != nil {
-			sc.done()
-			return nil, &MethodError{Method: method, Err: err}
-		}
+		sc.token = token
 		hard := start.Add(maxTimeout)
 		entry := &progressEntry{fn: opts.Progress, extend: func() {
 			if left := time.Until(hard); left > 0 && !fired.Load() {
@@ -366,31 +485,74 @@ func (s *Session) startCall(ctx context.Context, method string, params any, opts
 			entry.done = true
 			entry.mu.Unlock()
 		})
-	} else if opts != nil && opts.Meta != nil {
-		var err error
-		if params, err = withMeta(params, opts.Meta); err != nil {
-			sc.done()
-			return nil, &MethodError{Method: method, Err: err}
-		}
 	}
-
-	p, err := s.conn.Start(cctx, method, params)
-	if err != nil {
+	if err := sc.send(); err != nil {
 		defer sc.done()
-		return nil, sc.fail(err)
+		return nil, err
 	}
-	sc.pending = p
 	return sc, nil
 }
 
-// wait waits for the answer and ends the call.
+// send sends the call's request (again, for a retry: a new id).
+func (sc *sessionCall) send() error {
+	s, rq := sc.s, sc.rq
+	var meta map[string]any
+	if rq.opts != nil && rq.opts.Meta != nil {
+		meta = rq.opts.Meta
+	}
+	if sc.token != "" {
+		m := make(map[string]any, len(meta)+1)
+		for k, v := range meta {
+			m[k] = v
+		}
+		m["progressToken"] = sc.token
+		meta = m
+	}
+	params := rq.params
+	ctx := sc.cctx
+	if ms := s.modern.Load(); ms != nil {
+		raw, err := ms.withMeta(params, meta, s.logLevel())
+		if err != nil {
+			return &MethodError{Method: rq.method, Err: err}
+		}
+		params = raw
+		if s.headers {
+			ctx = withEnvelope(ctx, ms.envelope(rq))
+		}
+	} else if meta != nil {
+		var err error
+		if params, err = withMeta(params, meta); err != nil {
+			return &MethodError{Method: rq.method, Err: err}
+		}
+	}
+	p, err := s.conn.Start(ctx, rq.method, params)
+	if err != nil {
+		return sc.fail(err)
+	}
+	sc.pending = p
+	return nil
+}
+
+// wait waits for the answer and ends the call. In the modern era an
+// UnsupportedProtocolVersionError (-32022) naming another modern revision
+// both sides speak switches the session to it and sends the request again,
+// once.
 func (sc *sessionCall) wait() (*jsonrpc.Response, error) {
 	defer sc.done()
-	resp, err := sc.pending.Wait(sc.cctx)
-	if err != nil {
+	for {
+		resp, err := sc.pending.Wait(sc.cctx)
+		if err == nil {
+			return resp, nil
+		}
+		if !sc.retried && !sc.rq.probe && sc.s.switchVersion(err) {
+			sc.retried = true
+			if err := sc.send(); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		return nil, sc.fail(err)
 	}
-	return resp, nil
 }
 
 // abandon gives the call up (the server is told) and ends it.
@@ -406,7 +568,7 @@ func (sc *sessionCall) fail(err error) error {
 	if sc.ctx.Err() == nil && errors.Is(context.Cause(sc.cctx), sc.te) {
 		return sc.te
 	}
-	return &MethodError{Method: sc.method, Err: err}
+	return &MethodError{Method: sc.rq.method, Err: err}
 }
 
 // done ends the call: its timer, its context, its progress token.
@@ -438,10 +600,14 @@ func withMeta(params any, meta map[string]any) (any, error) {
 	return obj, nil
 }
 
-// callInto calls method and decodes its result into out.
+// callInto calls method and decodes its result into out, after checking
+// its resultType (a modern server's; input_required is an error here).
 func (s *Session) callInto(ctx context.Context, method string, params any, opts *CallOptions, out any) error {
 	raw, err := s.call(ctx, method, params, opts)
 	if err != nil {
+		return err
+	}
+	if err := s.checkComplete(method, raw); err != nil {
 		return err
 	}
 	if err := json.Unmarshal(raw, out); err != nil {

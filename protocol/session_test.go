@@ -15,8 +15,16 @@ import (
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
+// TestVersionNegotiation connects a dual-era session to a legacy server
+// that answers every request with an initialize result: the answer to the
+// server/discover probe is no discover result, so the session falls back
+// to initialize, asking for the newest legacy revision and taking the one
+// answered.
 func TestVersionNegotiation(t *testing.T) {
 	for _, v := range SupportedVersions() {
+		if EraOf(v) != EraLegacy {
+			continue
+		}
 		t.Run(v, func(t *testing.T) {
 			var asked string
 			var caps json.RawMessage
@@ -37,8 +45,11 @@ func TestVersionNegotiation(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			if asked != LatestVersion {
-				t.Errorf("asked for %q, want %q", asked, LatestVersion)
+			if asked != LatestLegacyVersion {
+				t.Errorf("asked for %q, want %q", asked, LatestLegacyVersion)
+			}
+			if s.Era() != EraLegacy || s.ProtocolVersion() != v {
+				t.Errorf("era %s, version %s", s.Era(), s.ProtocolVersion())
 			}
 			if string(caps) != `{"roots":{"listChanged":true}}` {
 				t.Errorf("capabilities %s", caps)
@@ -126,7 +137,7 @@ func TestInitializeNeverCancelled(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Connect(ctx, f.stream(), nil)
+	_, err := Connect(ctx, f.stream(), &Options{ProtocolVersion: LatestLegacyVersion})
 	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "initialize: ") {
 		t.Fatalf("got %v", err)
 	}
@@ -142,7 +153,7 @@ func TestInitializeTimeout(t *testing.T) {
 		<-f.done
 		return nil, noAnswer
 	})
-	_, err := Connect(context.Background(), f.stream(), &Options{Timeout: 20 * time.Millisecond})
+	_, err := Connect(context.Background(), f.stream(), &Options{Timeout: 20 * time.Millisecond, ProtocolVersion: LatestLegacyVersion})
 	var te *TimeoutError
 	if !errors.As(err, &te) || te.Method != "initialize" || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v", err)

@@ -3,6 +3,7 @@ package protocol
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,6 +16,13 @@ import (
 // result with IsError set, not an error. When the tool was listed on this
 // session with an outputSchema, the result's structuredContent is checked
 // against it and any mismatch is reported in OutputProblem.
+//
+// In the modern era a result asking for input is answered (see
+// [Options.MaxInputRounds]) and the call sent again until it completes;
+// over streamable HTTP the parameters the tool marks with x-mcp-header are
+// mirrored into headers (the tools are listed first when they were not
+// yet), and a tool left out of the list for invalid annotations is not
+// called (*ToolRejectedError).
 func (s *Session) CallTool(ctx context.Context, name string, args any, opts *CallOptions) (*CallToolResult, error) {
 	if err := s.require("tools/call", "tools"); err != nil {
 		return nil, err
@@ -22,21 +30,38 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 	// {"name":…,"arguments":…} by hand: the arguments are the only part
 	// that needs encoding/json.
 	params := jsonrpc.AppendString(append(make([]byte, 0, 64), `{"name":`...), name)
+	var a json.RawMessage
 	if args != nil {
-		a, err := jsonrpc.MarshalParams(args)
-		if err != nil {
+		var err error
+		if a, err = jsonrpc.MarshalParams(args); err != nil {
 			return nil, &MethodError{Method: "tools/call", Err: fmt.Errorf("marshaling tools/call params: %v", err)}
 		}
 		params = append(append(params, `,"arguments":`...), a...)
 	}
 	params = append(params, '}')
-	resp, err := s.callResponse(ctx, "tools/call", json.RawMessage(params), opts)
+	rq := &request{method: "tools/call", params: json.RawMessage(params), opts: opts, name: name}
+	mirror := s.era == EraModern && s.headers
+	if mirror {
+		hp, err := s.toolHeaders(ctx, name, false)
+		var tr *ToolRejectedError
+		if errors.As(err, &tr) {
+			return nil, err
+		}
+		rq.extra = headerValues(hp, a)
+	}
+	res, err := s.callTool(ctx, rq)
+	if je, ok := isModernError(err); ok && mirror && je.Code == CodeHeaderMismatch {
+		// The server's idea of the tool's x-mcp-header parameters is not
+		// ours: list the tools again and retry once, as the revision says.
+		hp, lerr := s.toolHeaders(ctx, name, true)
+		if lerr != nil {
+			return nil, err
+		}
+		rq.extra = headerValues(hp, a)
+		res, err = s.callTool(ctx, rq)
+	}
 	if err != nil {
 		return nil, err
-	}
-	res, err := decodeCallResult(resp.Cursor())
-	if err != nil {
-		return nil, &ResultError{Method: "tools/call", Err: err}
 	}
 	if res.Content == nil {
 		res.Content = []Content{}
@@ -50,6 +75,20 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 		}
 	}
 	return res, nil
+}
+
+// callTool sends a tools/call until its result is complete.
+func (s *Session) callTool(ctx context.Context, rq *request) (*CallToolResult, error) {
+	var res *CallToolResult
+	err := s.rounds(ctx, rq, func(resp *jsonrpc.Response) (*resultHead, error) {
+		r, h, err := decodeCallResult(resp.Cursor())
+		if err != nil {
+			return nil, &ResultError{Method: "tools/call", Err: err}
+		}
+		res = r
+		return h, nil
+	})
+	return res, err
 }
 
 // rememberSchemas keeps the output schemas of listed tools for CallTool.

@@ -6,7 +6,8 @@ import (
 	"fmt"
 )
 
-// The wire types below follow schema.ts of 2025-11-25 member for member;
+// The wire types below follow schema.ts of 2025-11-25 (and the members
+// 2026-07-28 adds) member for member;
 // unknown members are ignored, so older and newer servers decode too.
 // Members that are free-form JSON (schemas, _meta, structuredContent) are
 // kept as json.RawMessage, exactly as the server sent them.
@@ -52,6 +53,7 @@ type ServerCapabilities struct {
 	Resources    *ResourcesCapability   `json:"resources,omitempty"`
 	Tools        *ListChangedCapability `json:"tools,omitempty"`
 	Tasks        json.RawMessage        `json:"tasks,omitempty"`
+	Extensions   json.RawMessage        `json:"extensions,omitempty"`
 }
 
 // declared reports whether a raw capability member is present (null is
@@ -102,6 +104,9 @@ func (c *ServerCapabilities) Names() []string {
 	}
 	if declared(c.Experimental) {
 		out = append(out, "experimental")
+	}
+	if declared(c.Extensions) {
+		out = append(out, "extensions")
 	}
 	return out
 }
@@ -261,10 +266,14 @@ type ResourceTemplate struct {
 	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
-// ReadResourceResult is the answer to resources/read.
+// ReadResourceResult is the answer to resources/read. A modern server
+// says how long it may be taken as fresh (TTLMs) and who may share it
+// (CacheScope: "public" or "private").
 type ReadResourceResult struct {
-	Contents []ResourceContents `json:"contents"`
-	Meta     json.RawMessage    `json:"_meta,omitempty"`
+	Contents   []ResourceContents `json:"contents"`
+	TTLMs      *int64             `json:"ttlMs,omitempty"`
+	CacheScope string             `json:"cacheScope,omitempty"`
+	Meta       json.RawMessage    `json:"_meta,omitempty"`
 }
 
 // A Prompt is one entry of prompts/list.

@@ -108,6 +108,7 @@ type HTTPConn struct {
 	deadErr  error
 
 	reinitMu sync.Mutex // one re-initialization at a time
+	flights  flights    // modern requests in flight (http_modern.go)
 
 	mu         sync.Mutex
 	closed     bool
@@ -230,8 +231,10 @@ func (c *HTTPConn) deliver(ctx context.Context, msg jsonrpc.Message, err error) 
 }
 
 // deliverBody queues the messages of one JSON body or event, and returns
-// the decoding error, if any, without queueing it.
-func (c *HTTPConn) deliverBody(ctx context.Context, data []byte, want jsonrpc.ID, swallow *jsonrpc.Response) (answered bool, err error) {
+// the decoding error, if any, without queueing it. The response to want is
+// swallowed into swallow when it is not nil, and queued under the id as
+// when as is valid (a re-issued request's answer).
+func (c *HTTPConn) deliverBody(ctx context.Context, data []byte, want jsonrpc.ID, swallow *jsonrpc.Response, as jsonrpc.ID) (answered bool, err error) {
 	msgs, err := jsonrpc.DecodeMessage(data)
 	for _, m := range msgs {
 		if r, ok := m.(*jsonrpc.Response); ok && want.IsValid() && r.ID == want {
@@ -239,6 +242,9 @@ func (c *HTTPConn) deliverBody(ctx context.Context, data []byte, want jsonrpc.ID
 			if swallow != nil {
 				*swallow = *r
 				continue
+			}
+			if as.IsValid() {
+				r.ID = as
 			}
 		}
 		if !c.deliver(ctx, m, nil) {

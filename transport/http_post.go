@@ -178,8 +178,17 @@ func (c *HTTPConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			continue
 		}
 		if isInit && !inited && (code == http.StatusBadRequest || code == http.StatusNotFound || code == http.StatusMethodNotAllowed) {
-			herr := httpError(http.MethodPost, c.url, resp)
+			data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorAnswer))
+			discard(resp)
 			cancel()
+			if je := jsonrpcError(data, callID); je != nil && modernCode(je.Code) {
+				// A server of the modern era refusing initialize: that is
+				// its answer (the protocol layer detects the era from it),
+				// not a sign of the old HTTP+SSE transport.
+				c.deliver(ctx, &jsonrpc.Response{ID: callID, Error: je}, nil)
+				return nil
+			}
+			herr := &HTTPError{Method: http.MethodPost, StatusCode: code, Header: resp.Header, URL: RedactURL(c.url), Body: TruncateBody(string(data))}
 			old, err := c.startLegacy(ctx)
 			if err != nil {
 				return fmt.Errorf("%v; trying the HTTP+SSE transport: %w", herr, err)
@@ -246,7 +255,7 @@ func (c *HTTPConn) answer(ctx context.Context, resp *http.Response, detach func(
 			}
 			return fmt.Errorf("reading answer from %s: %w", c.shown, err)
 		}
-		answered, err := c.deliverBody(ctx, data, callID, nil)
+		answered, err := c.deliverBody(ctx, data, callID, nil, jsonrpc.ID{})
 		if err != nil {
 			if !answered {
 				// Nothing will answer the call: say so now rather than

@@ -65,14 +65,14 @@ func (c *HTTPConn) renewSession(ctx context.Context, old string) error {
 	switch mediaType(resp) {
 	case "text/event-stream":
 		var st streamState
-		_, answered, err = c.consume(ctx, resp, cancel, &st, id, &answer)
+		_, answered, err = c.consume(ctx, resp, cancel, &st, id, &answer, jsonrpc.ID{})
 	case "application/json":
 		var data []byte
 		data, err = readBody(resp)
 		discard(resp)
 		cancel()
 		if err == nil {
-			answered, err = c.deliverBody(ctx, data, id, &answer)
+			answered, err = c.deliverBody(ctx, data, id, &answer, jsonrpc.ID{})
 		}
 	default:
 		discard(resp)

@@ -21,10 +21,10 @@ type streamState struct {
 }
 
 // consume reads an event stream, queueing its messages, until it ends or
-// the response to want arrives (swallowed into swallow when not nil). It
-// closes the body and calls cancel. progress says whether a message or a
-// new event id came.
-func (c *HTTPConn) consume(ctx context.Context, resp *http.Response, cancel context.CancelFunc, st *streamState, want jsonrpc.ID, swallow *jsonrpc.Response) (progress, answered bool, err error) {
+// the response to want arrives (swallowed into swallow when not nil;
+// queued under the id as when as is valid). It closes the body and calls
+// cancel. progress says whether a message or a new event id came.
+func (c *HTTPConn) consume(ctx context.Context, resp *http.Response, cancel context.CancelFunc, st *streamState, want jsonrpc.ID, swallow *jsonrpc.Response, as jsonrpc.ID) (progress, answered bool, err error) {
 	defer cancel()
 	defer resp.Body.Close()
 	s := newEventScanner(resp.Body)
@@ -48,7 +48,7 @@ func (c *HTTPConn) consume(ctx context.Context, resp *http.Response, cancel cont
 			continue // priming, or not ours
 		}
 		progress = true
-		answered, derr := c.deliverBody(ctx, ev.data, want, swallow)
+		answered, derr := c.deliverBody(ctx, ev.data, want, swallow, as)
 		if derr != nil {
 			c.deliver(ctx, nil, derr)
 		}
@@ -99,7 +99,7 @@ func (c *HTTPConn) get(lastID string) (*http.Response, context.CancelFunc, error
 // it by GET with Last-Event-ID when it drops before the response.
 func (c *HTTPConn) follow(resp *http.Response, cancel context.CancelFunc, callID jsonrpc.ID) {
 	var st streamState
-	progress, answered, _ := c.consume(c.ctx, resp, cancel, &st, callID, nil)
+	progress, answered, _ := c.consume(c.ctx, resp, cancel, &st, callID, nil, jsonrpc.ID{})
 	fails := 0
 	for !answered && c.ctx.Err() == nil && st.lastID != "" {
 		if progress {
@@ -122,7 +122,7 @@ func (c *HTTPConn) follow(resp *http.Response, cancel context.CancelFunc, callID
 			progress = false
 			continue
 		}
-		progress, answered, _ = c.consume(c.ctx, resp, cancel, &st, callID, nil)
+		progress, answered, _ = c.consume(c.ctx, resp, cancel, &st, callID, nil, jsonrpc.ID{})
 	}
 	if !answered && c.ctx.Err() == nil {
 		c.deliver(c.ctx, &jsonrpc.Response{ID: callID, Error: &jsonrpc.Error{
@@ -194,7 +194,7 @@ func (c *HTTPConn) listenLoop(ready chan struct{}) {
 				return
 			}
 		} else {
-			progress, _, _ = c.consume(c.ctx, resp, cancel, &st, jsonrpc.ID{}, nil)
+			progress, _, _ = c.consume(c.ctx, resp, cancel, &st, jsonrpc.ID{}, nil, jsonrpc.ID{})
 		}
 		if progress {
 			fails = 0

@@ -95,7 +95,7 @@ func (c *HTTPConn) startLegacy(ctx context.Context) (*legacyConn, error) {
 			if len(ev.data) == 0 || (ev.typ != "" && ev.typ != "message") {
 				continue
 			}
-			if _, err := c.deliverBody(c.ctx, ev.data, jsonrpc.ID{}, nil); err != nil {
+			if _, err := c.deliverBody(c.ctx, ev.data, jsonrpc.ID{}, nil, jsonrpc.ID{}); err != nil {
 				c.deliver(c.ctx, nil, err)
 			}
 		}
