@@ -230,10 +230,13 @@ func (d *doctor) session(ctx context.Context) {
 	}
 	init := conn.Init()
 	d.ok("initialize", fmt.Sprintf("%s %s in %d ms", init.ServerInfo.Name, init.ServerInfo.Version, conn.Initialize.Milliseconds()))
-	if init.ProtocolVersion == protocol.LatestVersion {
-		d.ok("version", init.ProtocolVersion)
-	} else {
-		d.set(&Check{Phase: "version", Status: CheckWarn, Detail: init.ProtocolVersion + " (older than " + protocol.LatestVersion + ")", Hint: "supported, but newer features are off"})
+	switch v := conn.ProtocolVersion(); {
+	case conn.Era() == protocol.EraModern:
+		d.ok("version", v+" (modern era)")
+	case v == protocol.LatestLegacyVersion:
+		d.ok("version", v+" (legacy era)")
+	default:
+		d.set(&Check{Phase: "version", Status: CheckWarn, Detail: v + " (legacy era, older than " + protocol.LatestLegacyVersion + ")", Hint: "supported, but newer features are off"})
 	}
 	if init.Capabilities.Tools == nil {
 		d.set(&Check{Phase: "tools", Status: CheckSkip, Detail: "the server offers no tools"})
@@ -300,7 +303,7 @@ func (d *doctor) http(ctx context.Context) {
 	} else {
 		d.set(&Check{Phase: "tls", Status: CheckSkip, Detail: "plain HTTP (allowed to loopback only)"})
 	}
-	status, challenges, err := d.post(ctx)
+	status, challenges, modern, err := d.post(ctx)
 	if err != nil {
 		d.fail("http", err.Error(), "check that the server is up and the URL is right")
 		return
@@ -311,6 +314,10 @@ func (d *doctor) http(ctx context.Context) {
 		d.oauth(ctx, challenges)
 	case status >= 200 && status < 300:
 		d.ok("http", fmt.Sprintf("%d", status))
+		d.set(&Check{Phase: "oauth", Status: CheckSkip, Detail: "not required"})
+		d.set(&Check{Phase: "login", Status: CheckSkip, Detail: "not needed"})
+	case status == 400 && modern:
+		d.ok("http", "400 to a POST of initialize, with a modern error: a server of the 2026-07-28 era")
 		d.set(&Check{Phase: "oauth", Status: CheckSkip, Detail: "not required"})
 		d.set(&Check{Phase: "login", Status: CheckSkip, Detail: "not needed"})
 	case status == 400 || status == 404 || status == 405:
@@ -367,13 +374,14 @@ func (d *doctor) tls(ctx context.Context, u *url.URL) bool {
 }
 
 // post sends a POST of initialize, without a token, and returns the status
-// and any challenges. It starts no session that lasts: a session id that
-// comes back is deleted.
-func (d *doctor) post(ctx context.Context) (int, []oauth.Challenge, error) {
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"mcpwire-doctor","version":"1"}}}`, protocol.LatestVersion)
+// and any challenges, and whether a 400 carried an error only a server of
+// the modern era sends (which refuses initialize). It starts no session
+// that lasts: a session id that comes back is deleted.
+func (d *doctor) post(ctx context.Context) (int, []oauth.Challenge, bool, error) {
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"mcpwire-doctor","version":"1"}}}`, protocol.LatestLegacyVersion)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.spec.URL, bytes.NewReader([]byte(body)))
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, false, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -387,13 +395,20 @@ func (d *doctor) post(ctx context.Context) (int, []oauth.Challenge, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return 0, nil, fmt.Errorf("POST %s: %v", safe.RedactURL(d.spec.URL), err)
+		return 0, nil, false, fmt.Errorf("POST %s: %v", safe.RedactURL(d.spec.URL), err)
 	}
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
-		return 0, nil, fmt.Errorf("the server redirects to %s; mcpwire refuses redirects", safe.RedactURL(resp.Header.Get("Location")))
+		return 0, nil, false, fmt.Errorf("the server redirects to %s; mcpwire refuses redirects", safe.RedactURL(resp.Header.Get("Location")))
 	}
+	var e struct {
+		Error *struct {
+			Code int64 `json:"code"`
+		} `json:"error"`
+	}
+	modern := json.Unmarshal(answer, &e) == nil && e.Error != nil && e.Error.Code >= protocol.CodeUnsupportedProtocolVersion && e.Error.Code <= protocol.CodeHeaderMismatch
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
 		del, err := http.NewRequestWithContext(ctx, http.MethodDelete, d.spec.URL, nil)
 		if err == nil {
@@ -404,7 +419,7 @@ func (d *doctor) post(ctx context.Context) (int, []oauth.Challenge, error) {
 		}
 	}
 	challenges, _ := oauth.ParseChallenges(resp.Header.Values("WWW-Authenticate"))
-	return resp.StatusCode, challenges, nil
+	return resp.StatusCode, challenges, modern, nil
 }
 
 // oauth checks discovery and the login state.

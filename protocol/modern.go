@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-		"sort"
+	"sort"
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -375,11 +375,11 @@ type DiscoverResult struct {
 	Instructions      string             `json:"instructions,omitempty"`
 	// ServerInfo is the server's identity. The revision puts it in _meta;
 	// a member of this name is read too, as some servers send it so.
-	ServerInfo *Implementation  `json:"serverInfo,omitempty"`
-	TTLMs      *int64           `json:"ttlMs,omitempty"`
-	CacheScope string           `json:"cacheScope,omitempty"`
-	Meta       json.RawMessage  `json:"_meta,omitempty"`
-	ResultType string           `json:"resultType,omitempty"`
+	ServerInfo *Implementation `json:"serverInfo,omitempty"`
+	TTLMs      *int64          `json:"ttlMs,omitempty"`
+	CacheScope string          `json:"cacheScope,omitempty"`
+	Meta       json.RawMessage `json:"_meta,omitempty"`
+	ResultType string          `json:"resultType,omitempty"`
 }
 
 // identity returns the server's identity of a discover answer.

@@ -413,10 +413,10 @@ func (s *Session) callResponse(ctx context.Context, rq *request) (*jsonrpc.Respo
 // _meta, which the session adds), and what the HTTP binding mirrors into
 // headers.
 type request struct {
-	method string
-	params any
-	opts   *CallOptions
-	name   string            // Mcp-Name: params.name or params.uri, for the methods that have one
+	method  string
+	params  any
+	opts    *CallOptions
+	name    string            // Mcp-Name: params.name or params.uri, for the methods that have one
 	extra   map[string]string // Mcp-Param-* headers of a tools/call (raw values)
 	probe   bool              // the era probe: not retried on -32022 (the probe handles it)
 	endless bool              // no timeout (subscriptions/listen)

@@ -29,6 +29,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
@@ -172,7 +173,7 @@ func (m *modernRequest) post(ctx context.Context, body []byte, as jsonrpc.ID) (d
 			c.deliver(ctx, &jsonrpc.Response{ID: m.id, Error: je}, nil)
 			return true, nil
 		}
-		return true, &HTTPError{Method: http.MethodPost, StatusCode: code, Header: resp.Header, URL: RedactURL(c.url), Body: TruncateBody(string(data))}
+		return true, httpErrorOf(c.url, resp, data)
 	}
 	switch mt := mediaType(resp); {
 	case code == http.StatusAccepted:
@@ -209,7 +210,7 @@ func (m *modernRequest) post(ctx context.Context, body []byte, as jsonrpc.ID) (d
 	default:
 		discard(resp)
 		cancel()
-		return true, fmt.Errorf("POST %s: answer of type %q, not application/json or text/event-stream", c.shown, StripControl(mt))
+		return true, fmt.Errorf("POST %s: answer of type %q, not application/json or text/event-stream", c.shown, safe.Sanitize(mt))
 	}
 }
 
@@ -282,6 +283,12 @@ func jsonrpcError(data []byte, want jsonrpc.ID) *jsonrpc.Error {
 		return nil
 	}
 	return m.Error
+}
+
+// httpErrorOf is the *HTTPError of a failed POST whose body (its start)
+// was read already.
+func httpErrorOf(rawURL string, resp *http.Response, data []byte) *HTTPError {
+	return &HTTPError{Method: http.MethodPost, StatusCode: resp.StatusCode, Header: resp.Header, URL: safe.RedactURL(rawURL), Body: TruncateBody(string(data))}
 }
 
 // modernCode reports whether code is one of the JSON-RPC error codes only

@@ -188,7 +188,7 @@ func (c *HTTPConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 				c.deliver(ctx, &jsonrpc.Response{ID: callID, Error: je}, nil)
 				return nil
 			}
-			herr := &HTTPError{Method: http.MethodPost, StatusCode: code, Header: resp.Header, URL: RedactURL(c.url), Body: TruncateBody(string(data))}
+			herr := httpErrorOf(c.url, resp, data)
 			old, err := c.startLegacy(ctx)
 			if err != nil {
 				return fmt.Errorf("%v; trying the HTTP+SSE transport: %w", herr, err)
