@@ -209,7 +209,11 @@ func runAdd(ctx context.Context, inv *invocation, args []string) error {
 	if other := cfg.Server(name); other != nil && other.Source != path {
 		inv.say("warning: %s is also defined in %s (%s scope); the project entry wins\n", name, other.Source, other.Scope)
 	}
-	s, err := config.AddServer(path, name, entry)
+	scope := config.ScopeUser
+	if mf.project {
+		scope = config.ScopeProject
+	}
+	s, err := config.AddServer(path, scope, name, entry)
 	if err != nil {
 		return inv.configFailure(name, err)
 	}
@@ -219,10 +223,6 @@ func runAdd(ctx context.Context, inv *invocation, args []string) error {
 	}
 	if err := ap.Approve(s); err != nil {
 		return &failure{code: ExitConfig, server: name, phase: manager.PhaseApproval, err: err}
-	}
-	scope := config.ScopeUser
-	if mf.project {
-		scope = config.ScopeProject
 	}
 	inv.printf("added %s to %s (%s scope) and approved it\n", name, path, scope)
 	inv.printf("try it: %s\n", inv.suggest("test", name))

@@ -173,7 +173,7 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 			if s.Action != "add" {
 				continue
 			}
-			if _, err := config.AddServer(rep.File, s.Name, s.Definition); err != nil {
+			if _, err := config.AddServer(rep.File, rep.Scope, s.Name, s.Definition); err != nil {
 				s.Action, s.Reason = "failed", err.Error()
 				rep.OK = false
 				continue

@@ -67,6 +67,7 @@ type canonicalDef struct {
 	Version   int               `json:"v"`
 	Source    string            `json:"source"`
 	Name      string            `json:"name"`
+	Dir       string            `json:"dir,omitempty"`
 	Type      string            `json:"type"`
 	Command   string            `json:"command,omitempty"`
 	Args      []string          `json:"args,omitempty"`
@@ -76,18 +77,39 @@ type canonicalDef struct {
 	Headers   map[string]string `json:"headers,omitempty"`
 	TimeoutMS int64             `json:"timeout_ms"`
 	OAuth     *OAuth            `json:"oauth,omitempty"`
+	// Other is every other member of the entry as written (compact,
+	// object members sorted): fields added after this form was defined
+	// (allowHttp, maxMessageBytes, roots, …) and unknown ones are covered
+	// without being listed here.
+	Other map[string]json.RawMessage `json:"other,omitempty"`
 }
 
+// digestVersion is the version of the canonical form. Version 2 added the
+// working directory, the source as reached and every other member.
+const digestVersion = 2
+
+// canonicalMembers are the members canonicalDef holds (under one name,
+// aliases resolved); uncovered are those the digest leaves out, which
+// only turn a server on or off or narrow what it offers.
+var (
+	canonicalMembers = map[string]bool{"type": true, "transport": true, "command": true, "args": true, "env": true,
+		"cwd": true, "url": true, "httpUrl": true, "serverUrl": true, "headers": true, "oauth": true, "timeout": true}
+	uncovered = map[string]bool{"enabled": true, "disabled": true, "required": true, "enabledTools": true, "disabledTools": true}
+)
+
 // Digest returns the hex HMAC-SHA-256, keyed by key, of the canonical form
-// of s's unexpanded definition (transport, command, args in order, env
-// names and values, cwd, url, header names and values, timeout, oauth
-// settings; not enabled, required or the tool filters) with its source
-// path and name.
+// of s's unexpanded definition with its source (the file as reached, not
+// after resolving symbolic links), its name and the folder it runs in
+// ([Server.WorkDir]). The definition is: transport, command, args in
+// order, env names and values, cwd, url, header names and values,
+// timeout, oauth settings, and every other member as written; not
+// enabled/disabled, required or the tool filters.
 func Digest(key []byte, s *Server) string {
 	c := canonicalDef{
-		Version: 1, Source: s.Source, Name: s.Name, Type: s.Type,
+		Version: digestVersion, Source: s.Source, Name: s.Name, Dir: s.WorkDir(), Type: s.Type,
 		Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
 		URL: s.URL, Headers: s.Headers, TimeoutMS: s.Timeout.Milliseconds(),
+		Other: otherMembers(s.Raw),
 	}
 	if c.TimeoutMS == 0 {
 		c.TimeoutMS = DefaultTimeout.Milliseconds()
@@ -102,6 +124,39 @@ func Digest(key []byte, s *Server) string {
 	m := hmac.New(sha256.New, key)
 	m.Write(b)
 	return hex.EncodeToString(m.Sum(nil))
+}
+
+// otherMembers returns the members of the entry raw that canonicalDef
+// does not hold and the digest covers, each compact with object members
+// sorted.
+func otherMembers(raw json.RawMessage) map[string]json.RawMessage {
+	root, err := parseJSON(raw)
+	if err != nil || root.kind != '{' {
+		return nil
+	}
+	var out map[string]json.RawMessage
+	for _, m := range root.members {
+		if canonicalMembers[m.key] || uncovered[m.key] {
+			continue
+		}
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(raw[m.val.start:m.val.end]))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			continue
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			continue
+		}
+		if out == nil {
+			out = map[string]json.RawMessage{}
+		}
+		out[m.key] = bytes.TrimRight(b.Bytes(), "\n")
+	}
+	return out
 }
 
 // LoadKey returns the approval key of the home folder,

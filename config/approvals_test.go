@@ -109,6 +109,102 @@ func TestDigestCanonical(t *testing.T) {
 	}
 }
 
+// TestDigestCoversWhatRuns: the folder a server runs in, where its file was
+// found, and every member of the entry but enabled/disabled, required and
+// the tool filters (issue 11, item 3; fields added by others).
+func TestDigestCoversWhatRuns(t *testing.T) {
+	k := []byte("k")
+	// The same definition in two folders, or in a user and a project file,
+	// or with another cwd, has another digest.
+	base := &Server{Name: "a", Source: "/checkout-a/.mcp.json", Scope: ScopeProject, Type: TypeStdio, Command: "sh", Args: []string{"./mcp-server.sh"}}
+	if base.WorkDir() != "/checkout-a" {
+		t.Errorf("WorkDir = %q, want the project folder", base.WorkDir())
+	}
+	other := *base
+	other.Source = "/checkout-b/.mcp.json"
+	user := *base
+	user.Scope = ScopeUser
+	if user.WorkDir() != "" {
+		t.Errorf("a user entry without cwd runs in the caller's folder: WorkDir = %q", user.WorkDir())
+	}
+	cwd := *base
+	cwd.Cwd = "sub"
+	if cwd.WorkDir() != "/checkout-a/sub" {
+		t.Errorf("WorkDir = %q", cwd.WorkDir())
+	}
+	seen := map[string]string{}
+	for name, s := range map[string]*Server{"base": base, "other folder": &other, "user scope": &user, "cwd": &cwd} {
+		d := Digest(k, s)
+		if prev, dup := seen[d]; dup {
+			t.Errorf("%s and %s have the same digest", prev, name)
+		}
+		seen[d] = name
+	}
+	// Members added by others, and unknown ones, are covered.
+	plain := `{"url": "https://h.example/mcp"}`
+	seenE := map[string]string{entryDigest(t, plain): plain}
+	for _, e := range []string{
+		`{"url": "https://h.example/mcp", "allowHttp": true}`,
+		`{"url": "https://h.example/mcp", "allowHttp": false}`,
+		`{"url": "https://h.example/mcp", "maxMessageBytes": 1024}`,
+		`{"url": "https://h.example/mcp", "shutdownTimeout": 5}`,
+		`{"url": "https://h.example/mcp", "protocolVersion": "2025-06-18"}`,
+		`{"url": "https://h.example/mcp", "startupTimeout": 5}`,
+		`{"url": "https://h.example/mcp", "toolTimeout": 5}`,
+		`{"url": "https://h.example/mcp", "roots": ["/home"]}`,
+		`{"url": "https://h.example/mcp", "envHeaders": {"X": "Y"}}`,
+		`{"url": "https://h.example/mcp", "bearerTokenEnvVar": "TOKEN"}`,
+		`{"url": "https://h.example/mcp", "x-future": {"b": 1, "a": [1, 2]}}`,
+	} {
+		d := entryDigest(t, e)
+		if prev, dup := seenE[d]; dup {
+			t.Errorf("same digest for\n%s\n%s", prev, e)
+		}
+		seenE[d] = e
+	}
+	// ... in a canonical form: member order and white space do not count.
+	if entryDigest(t, `{"url": "https://h.example/mcp", "x-future": {"b": 1, "a": [1, 2]}}`) !=
+		entryDigest(t, `{"x-future":{"a":[1,2],"b":1},"url":"https://h.example/mcp"}`) {
+		t.Error("member order changes the digest of other members")
+	}
+	// What only turns a server on or off, or narrows it, is not covered.
+	for _, e := range []string{
+		`{"url": "https://h.example/mcp", "enabled": false}`,
+		`{"url": "https://h.example/mcp", "required": true, "enabledTools": ["a"], "disabledTools": ["b"]}`,
+	} {
+		if entryDigest(t, e) != entryDigest(t, plain) {
+			t.Errorf("%s changes the digest", e)
+		}
+	}
+}
+
+// TestExpandRunsInTheProject: a project entry runs in the project folder,
+// and a relative command path is the project's, never the caller's
+// working directory's.
+func TestExpandRunsInTheProject(t *testing.T) {
+	dir := filepath.Join(string(filepath.Separator), "proj")
+	home := filepath.Join(string(filepath.Separator), "home")
+	for _, c := range []struct {
+		s        Server
+		cwd, cmd string
+	}{
+		{Server{Scope: ScopeProject, Source: filepath.Join(dir, FileName), Command: "./srv.sh"}, dir, filepath.Join(dir, "srv.sh")},
+		{Server{Scope: ScopeProject, Source: filepath.Join(dir, FileName), Command: "node"}, dir, "node"},
+		{Server{Scope: ScopeProject, Source: filepath.Join(dir, FileName), Command: "bin/x", Cwd: "sub"}, filepath.Join(dir, "sub"), filepath.Join(dir, "sub", "bin", "x")},
+		{Server{Scope: ScopeUser, Source: filepath.Join(home, FileName), Command: "./srv.sh"}, "", filepath.Join(home, "srv.sh")},
+		{Server{Scope: ScopeUser, Source: filepath.Join(home, FileName), Command: "npx"}, "", "npx"},
+	} {
+		c.s.Type, c.s.Name = TypeStdio, "s"
+		x, err := c.s.Expand(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.Cwd != c.cwd || x.Command != c.cmd {
+			t.Errorf("%+v: cwd %q command %q, want %q %q", c.s, x.Cwd, x.Command, c.cwd, c.cmd)
+		}
+	}
+}
+
 func checkMode(t *testing.T, path string) {
 	t.Helper()
 	if runtime.GOOS == "windows" {

@@ -59,13 +59,19 @@
 // A definition runs only once approved. [Digest] is the hex HMAC-SHA-256,
 // keyed by [LoadKey]'s 32 random bytes, over a canonical form of the
 // unexpanded definition (type, command, args in order, env, cwd, url,
-// headers, timeout, oauth settings; defaults filled in, aliases resolved,
-// member order and whitespace irrelevant; enabled, required and the tool
-// filters left out), the canonical source path and the name. [Approvals]
+// headers, timeout, oauth settings, and every other member as written, so
+// that fields added later are covered too; defaults filled in, aliases
+// resolved, member order and whitespace irrelevant; enabled/disabled,
+// required and the tool filters left out), the source (the file as
+// reached: a .mcp.json that is a symbolic link to another folder's file is
+// a source of its own), the name and the folder the server runs in
+// ([Server.WorkDir]). So no folder can borrow another's approval. [Approvals]
 // keeps records in settings.json at
 // capabilities.mcp_approvals[<source>][<name>] = {"version":1,"digest":"…"},
 // or false when revoked, and keeps every other key of the file as written.
-// [Approvals.State] gives an [ApprovalState]. [Approvals.Approve] reads the
+// [Approvals.State] gives an [ApprovalState]; approvals fail closed: when
+// the key or settings.json cannot be read or created, every state is
+// Unavailable and [Approvals.Err] says why. [Approvals.Approve] reads the
 // defining file again and refuses with a [*StaleError] when the definition
 // is no longer the one loaded (what the user was shown).
 //
@@ -98,6 +104,6 @@
 //		if s.Err != nil { … }      // s.Enabled and s.Err == nil
 //		run(s.Expanded, s.Timeout)
 //	}
-//	s, err := config.AddServer(filepath.Join(home, config.FileName), "name", config.Entry{…})
+//	s, err := config.AddServer(filepath.Join(home, config.FileName), config.ScopeUser, "name", config.Entry{…})
 //	err = appr.Approve(s)          // `mcpwire add` approves what it wrote
 package config

@@ -68,15 +68,17 @@ func findEntry(path string, pf *parsedFile, name string) (*jnode, int, error) {
 	return cont, idx, nil
 }
 
-// AddServer adds the server name to the file at path (created 0600, its
-// folder 0700, when missing) as the last entry of its mcpServers (or
+// AddServer adds the server name to the file at path, of scope (ScopeUser
+// for the home folder's file, ScopeProject for a project's: the folder the
+// server runs in, which its approval covers, depends on it), created 0600
+// with its folder 0700 when missing, as the last entry of its mcpServers (or
 // servers) object, keeping the rest of the file as it is. entry is a
 // json.RawMessage holding an object, or any value that marshals to one (an
 // [Entry], typically). It refuses a name the file already has
 // (ErrNameInUse), an invalid name or entry (the *FieldError), and a file
 // that is not valid JSON. It returns the server as Load would read it from
 // the written file (unexpanded), ready for [Approvals.Approve].
-func AddServer(path, name string, entry any) (*Server, error) {
+func AddServer(path, scope, name string, entry any) (*Server, error) {
 	if err := ValidName(name); err != nil {
 		return nil, fmt.Errorf("adding server: %v", err)
 	}
@@ -122,7 +124,7 @@ func AddServer(path, name string, entry any) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("adding server %q to %s: %v", name, path, err)
 	}
-	after, err := parseFile(path, "", out)
+	after, err := parseFile(path, scope, out)
 	if err != nil {
 		return nil, fmt.Errorf("adding server %q to %s: %v", name, path, err)
 	}

@@ -41,7 +41,7 @@ func readString(t *testing.T, path string) string {
 func TestAddServer(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	writeFile(t, path, editBase)
-	s, err := AddServer(path, "fourth", Entry{Command: "npx", Args: []string{"-y", "pkg"}, Env: map[string]string{"K": "${K}"}})
+	s, err := AddServer(path, ScopeUser, "fourth", Entry{Command: "npx", Args: []string{"-y", "pkg"}, Env: map[string]string{"K": "${K}"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,14 +79,14 @@ func TestAddServer(t *testing.T) {
 		t.Errorf("approve after add: %v", err)
 	}
 
-	if _, err := AddServer(path, "first", Entry{Command: "x"}); !errors.Is(err, ErrNameInUse) {
+	if _, err := AddServer(path, ScopeUser, "first", Entry{Command: "x"}); !errors.Is(err, ErrNameInUse) {
 		t.Errorf("name in use: %v", err)
 	}
-	if _, err := AddServer(path, "bad/name", Entry{Command: "x"}); err == nil {
+	if _, err := AddServer(path, ScopeUser, "bad/name", Entry{Command: "x"}); err == nil {
 		t.Errorf("bad name accepted")
 	}
 	for _, e := range []any{Entry{}, Entry{Command: "x", URL: "https://a.example"}, Entry{URL: "http://example.com"}, json.RawMessage(`[1]`), json.RawMessage(`{"command": 1}`)} {
-		if _, err := AddServer(path, "fifth", e); err == nil {
+		if _, err := AddServer(path, ScopeUser, "fifth", e); err == nil {
 			t.Errorf("invalid entry %+v accepted", e)
 		}
 	}
@@ -98,7 +98,7 @@ func TestAddServer(t *testing.T) {
 func TestAddServerNewFile(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "deep", "home")
 	path := filepath.Join(dir, FileName)
-	if _, err := AddServer(path, "a", json.RawMessage(`{"url":"https://a.example/mcp","headers":{"Authorization":"Bearer x"}}`)); err != nil {
+	if _, err := AddServer(path, ScopeUser, "a", json.RawMessage(`{"url":"https://a.example/mcp","headers":{"Authorization":"Bearer x"}}`)); err != nil {
 		t.Fatal(err)
 	}
 	checkMode(t, path)
@@ -119,7 +119,7 @@ func TestAddServerNewFile(t *testing.T) {
 	if got := readString(t, path); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
-	if _, err := AddServer(path, "b", Entry{Command: "b"}); err != nil {
+	if _, err := AddServer(path, ScopeUser, "b", Entry{Command: "b"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := RemoveServer(path, "a"); err != nil {
@@ -131,7 +131,7 @@ func TestAddServerNewFile(t *testing.T) {
 	if got := readString(t, path); got != "{\n  \"mcpServers\": {}\n}\n" {
 		t.Errorf("after removing all:\n%s", got)
 	}
-	if _, err := AddServer(path, "c", Entry{Command: "c"}); err != nil {
+	if _, err := AddServer(path, ScopeUser, "c", Entry{Command: "c"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readString(t, path); !strings.Contains(got, "{\n    \"c\": {\n      \"command\": \"c\"\n    }\n  }") {
@@ -142,7 +142,7 @@ func TestAddServerNewFile(t *testing.T) {
 func TestAddServerCompactAndVSCode(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	writeFile(t, path, `{"servers":{"a":{"command":"a"}},"inputs":[]}`)
-	if _, err := AddServer(path, "b", Entry{URL: "https://b.example"}); err != nil {
+	if _, err := AddServer(path, ScopeUser, "b", Entry{URL: "https://b.example"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := readString(t, path), `{"servers":{"a":{"command":"a"},"b":{"url":"https://b.example"}},"inputs":[]}`; got != want {
@@ -272,7 +272,7 @@ func TestEditsNeverOverwriteInvalidJSON(t *testing.T) {
 		path := filepath.Join(t.TempDir(), FileName)
 		writeFile(t, path, broken)
 		edits := map[string]func() error{
-			"add":     func() error { _, err := AddServer(path, "b", Entry{Command: "b"}); return err },
+			"add":     func() error { _, err := AddServer(path, ScopeUser, "b", Entry{Command: "b"}); return err },
 			"remove":  func() error { return RemoveServer(path, "a") },
 			"enable":  func() error { return SetEnabled(path, "a", true) },
 			"disable": func() error { return SetEnabled(path, "a", false) },
@@ -306,7 +306,7 @@ func TestEditThroughSymlink(t *testing.T) {
 		t.Skip(err)
 	}
 	for name, edit := range map[string]func() error{
-		"add":     func() error { _, err := AddServer(link, "a", Entry{Command: "a"}); return err },
+		"add":     func() error { _, err := AddServer(link, ScopeUser, "a", Entry{Command: "a"}); return err },
 		"remove":  func() error { return RemoveServer(link, "b") },
 		"disable": func() error { return SetEnabled(link, "b", false) },
 	} {

@@ -22,7 +22,10 @@ import (
 //
 // After expansion the URL is checked again against the URL rules, the
 // command must not be empty and header values must not hold line breaks.
-// A relative cwd is made absolute against the directory of s.Source.
+// A relative cwd is made absolute against the directory of s.Source; a
+// project entry without cwd runs in the project folder; a relative command
+// path is made absolute against the cwd (or, without one, the directory of
+// s.Source). That is what [Server.WorkDir] and the approval digest cover.
 func (s *Server) Expand(getenv func(string) string) (*Expanded, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
@@ -50,6 +53,22 @@ func (s *Server) Expand(getenv func(string) string) (*Expanded, error) {
 		x.Cwd = exp("cwd", s.Cwd)
 		if x.Cwd != "" && !filepath.IsAbs(x.Cwd) && s.Source != "" {
 			x.Cwd = filepath.Join(filepath.Dir(s.Source), x.Cwd)
+		}
+	}
+	if s.Type == TypeStdio && s.Source != "" {
+		dir := filepath.Dir(s.Source)
+		if x.Cwd == "" && s.Scope == ScopeProject {
+			x.Cwd = dir // a project's server runs in the project folder
+		}
+		// A relative command path ("./server.sh", "bin/x") is the one of
+		// the folder it runs in, or of the defining file's folder: never
+		// of whatever folder the caller happens to be in.
+		if (strings.ContainsRune(x.Command, '/') || strings.ContainsRune(x.Command, filepath.Separator)) && !filepath.IsAbs(x.Command) {
+			base := x.Cwd
+			if base == "" {
+				base = dir
+			}
+			x.Command = filepath.Join(base, x.Command)
 		}
 	}
 	x.URL = exp("url", s.URL)

@@ -108,13 +108,22 @@ func Load(opts LoadOptions) (*Config, error) {
 		}
 		dir = wd
 	}
-	userPath, err := canonicalPath(filepath.Join(home, FileName))
+	// Files are named as reached (absolute, symbolic links kept): a
+	// project whose .mcp.json links elsewhere is still its own source.
+	userPath, err := filepath.Abs(filepath.Join(home, FileName))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("resolving %s: %v", home, err)
 	}
-	projPath, err := canonicalPath(filepath.Join(dir, FileName))
+	projPath, err := filepath.Abs(filepath.Join(dir, FileName))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("resolving %s: %v", dir, err)
+	}
+	// The working directory may be the home folder under another name.
+	sameDir := projPath == userPath
+	if ch, err1 := canonicalPath(home); err1 == nil {
+		if cd, err2 := canonicalPath(dir); err2 == nil && ch == cd {
+			sameDir = true
+		}
 	}
 
 	c := &Config{}
@@ -124,7 +133,7 @@ func Load(opts LoadOptions) (*Config, error) {
 		path, scope string
 		out         *[]*Server
 	}{{userPath, ScopeUser, &user}, {projPath, ScopeProject, &proj}} {
-		if f.scope == ScopeProject && f.path == userPath {
+		if f.scope == ScopeProject && sameDir {
 			break // the working directory is the home folder
 		}
 		file := File{Path: f.path, Scope: f.scope}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"time"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
@@ -32,8 +33,12 @@ const (
 // the fields that could be read filled in; the other entries of its file
 // stay usable.
 type Server struct {
-	Name   string
-	Source string // canonical absolute path of the file that defines it
+	Name string
+	// Source is the absolute path of the file that defines the server, as
+	// it was reached: symbolic links are not resolved, so that a folder
+	// whose .mcp.json links to another folder's file is a place of its own
+	// (approvals are per source).
+	Source string
 	Scope  string // ScopeUser or ScopeProject
 	Line   int    // position of the entry's name in Source (1-based; Col counts bytes)
 	Col    int
@@ -87,6 +92,27 @@ type Expanded struct {
 	Cwd     string
 	URL     string
 	Headers map[string]string
+}
+
+// WorkDir is the folder a stdio server runs in, as the approval digest
+// covers it (unexpanded): its cwd, relative to the folder of the defining
+// file; without a cwd, the project folder for a project entry, and ""
+// (the caller's working directory) for a user entry. "" for other
+// transports.
+func (s *Server) WorkDir() string {
+	if s.Type != TypeStdio || s.Source == "" {
+		return ""
+	}
+	dir := filepath.Dir(s.Source)
+	switch {
+	case s.Cwd != "" && filepath.IsAbs(s.Cwd):
+		return s.Cwd
+	case s.Cwd != "":
+		return filepath.Join(dir, s.Cwd)
+	case s.Scope == ScopeProject:
+		return dir
+	}
+	return ""
 }
 
 // Valid reports whether the entry's structure is right, whatever its
