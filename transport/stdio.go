@@ -281,15 +281,19 @@ func (c *StdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *StdioConn) readLine(ctx context.Context) ([]byte, error) {
-	if ctx.Done() != nil && ctx != c.readCtx {
+	if ctx != c.readCtx {
 		// A cancelled ctx ends a blocked read through a deadline in the
 		// past. The registration is kept while the caller keeps its ctx
-		// (jsonrpc.Conn reads with one ctx for its whole life).
+		// (jsonrpc.Conn reads with one ctx for its whole life); a new ctx
+		// clears what the old one left.
 		if c.readStop != nil {
 			c.readStop()
+			c.readStop = nil
 		}
 		c.readCtx = ctx
-		c.readStop = context.AfterFunc(ctx, func() { c.stdout.SetReadDeadline(time.Unix(1, 0)) })
+		if ctx.Done() != nil {
+			c.readStop = deadlineOnDone(ctx, c.stdout.SetReadDeadline)
+		}
 	}
 	return c.r.ReadLine() // no length limit; about 2x a long line at peak
 }
@@ -362,8 +366,7 @@ func (c *StdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return fmt.Errorf("writing to %q: %v", c.cmdName, err)
 	}
 	if ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, func() { c.stdin.SetWriteDeadline(time.Unix(1, 0)) })
-		defer stop()
+		defer deadlineOnDone(ctx, c.stdin.SetWriteDeadline)()
 	}
 	var n int
 	if len(c.wbuf) < cap(c.wbuf) || len(c.wbuf) < 64<<10 {
@@ -395,6 +398,27 @@ func (c *StdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	return nil
+}
+
+// deadlineOnDone sets a deadline in the past through set when ctx ends,
+// which ends a blocked read or write. The func it returns ends that: it
+// returns once set can no longer be called, and clears the deadline if it
+// was set, so that it cannot fail a later read or write (a ctx that ends
+// just as its write finishes would otherwise poison every write after it).
+func deadlineOnDone(ctx context.Context, set func(time.Time) error) (stop func() bool) {
+	fired := make(chan struct{})
+	after := context.AfterFunc(ctx, func() {
+		set(time.Unix(1, 0))
+		close(fired)
+	})
+	return func() bool {
+		if after() {
+			return true
+		}
+		<-fired
+		set(time.Time{})
+		return false
+	}
 }
 
 // Close stops the server in steps (stdin closed, a wait, SIGTERM to its
