@@ -15,25 +15,43 @@ import (
 // a second, at most, unless ConnOptions says otherwise.
 const DefaultReplyRate = 32
 
-// maxHandling bounds the peer's requests being handled at once; beyond it
-// a request is answered at once with an error instead of being handled.
-const maxHandling = 256
+// maxHandling bounds the peer's requests being handled at once (their
+// replies sent included); beyond it a request is not handled but answered
+// with an error, through a queue of maxRejects error replies, sent at the
+// reply rate. A request that finds that queue full too gets no answer: the
+// reader never waits, so that answers to our own calls are never held up
+// by a flood of the peer's requests.
+const (
+	maxHandling = 256
+	maxRejects  = 256
+)
+
+// closeWait bounds each wait of Close: for the cancellation notices still
+// going out, and for the handlers of the peer's requests to return once
+// their ctx ended.
+const closeWait = 2 * time.Second
 
 // ConnOptions configures a [Conn]. A nil *ConnOptions means the defaults.
 type ConnOptions struct {
 	// Handle answers a request from the peer. Each request runs in its own
-	// goroutine; its ctx ends when the connection closes. A nil Handle
-	// answers every request with CodeMethodNotFound.
+	// goroutine; its ctx ends when the connection closes, or with
+	// Conn.CancelRequest. A nil Handle answers every request with
+	// CodeMethodNotFound.
 	Handle func(ctx context.Context, req *Request) (result any, err error)
 	// Notify receives the peer's notifications in order, on the reader
 	// goroutine. It must not block.
 	Notify func(req *Request)
-	// OnCancel is called, on the caller's goroutine, when a call is given
-	// up because its context ended before the answer came. An MCP session
-	// uses it to send notifications/cancelled.
+	// OnCancel is called when a call is given up because its context
+	// ended before the answer came, once its request may have reached the
+	// peer (its context ended while the request was written, or after).
+	// It runs in a goroutine of its own, so that the caller returns at
+	// once; Close waits for it (up to 2s) before closing the stream. An
+	// MCP session uses it to send notifications/cancelled.
 	OnCancel func(id ID, cause error)
 	// OnBadMessage is told about input that is not a JSON-RPC message; the
-	// connection goes on. It runs on the reader goroutine and must not block.
+	// connection goes on. An answer that cannot be decoded fails the call
+	// it answers (an *AnswerError) besides. It runs on the reader
+	// goroutine and must not block.
 	OnBadMessage func(err error)
 	// ReplyRate is the most replies a second sent to the peer's requests
 	// (0 means DefaultReplyRate).
@@ -57,12 +75,16 @@ type Conn struct {
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
-	pending map[ID]chan *Response
-	err     error // why the connection ended; set once
+	pending map[ID]chan answer
+	serving map[ID]*serving // the peer's requests being handled
+	err     error           // why the connection ended; set once
+	closing bool            // Close has begun: no new cancellation notices
 
-	handling atomic.Int32
-	handlers sync.WaitGroup
+	notices  sync.WaitGroup // OnCancel calls running
+	handling atomic.Int32   // the peer's requests being handled or replied to
+	handlers sync.WaitGroup // their goroutines, and the reject queue's
 	limiter  *limiter
+	rejects  chan *Response // error replies the reader could not hand to a handler
 
 	done      chan struct{} // closed when the reader goroutine ends
 	closeOnce sync.Once
@@ -70,7 +92,8 @@ type Conn struct {
 
 // NewConn starts a connection over s. It owns s from now on.
 func NewConn(s Stream, opts *ConnOptions) *Conn {
-	c := &Conn{stream: s, pending: map[ID]chan *Response{}, done: make(chan struct{})}
+	c := &Conn{stream: s, pending: map[ID]chan answer{}, serving: map[ID]*serving{},
+		done: make(chan struct{}), rejects: make(chan *Response, maxRejects)}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -80,8 +103,34 @@ func NewConn(s Stream, opts *ConnOptions) *Conn {
 	}
 	c.limiter = newLimiter(rate)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.handlers.Add(1)
+	go c.sendRejects()
 	go c.read()
 	return c
+}
+
+// An answer is what a pending call gets: the peer's response, or an error
+// (nil for both: the connection ended).
+type answer struct {
+	resp *Response
+	err  error
+}
+
+// serving is one of the peer's requests being handled.
+type serving struct {
+	cancel context.CancelCauseFunc
+}
+
+// An AnswerError says that the peer's answer to a call could not be
+// decoded (it was nested too deeply, had both a result and an error, …):
+// the call fails with it at once, and the peer gets no reply.
+type AnswerError struct {
+	ID     ID
+	Reason string
+}
+
+func (e *AnswerError) Error() string {
+	return "protocol error: the answer cannot be decoded: " + e.Reason
 }
 
 // Call sends a request and waits for its answer. A response error is
@@ -109,11 +158,14 @@ func (c *Conn) CallResponse(ctx context.Context, method string, params any) (*Re
 type Pending struct {
 	c  *Conn
 	id ID
-	ch chan *Response
+	ch chan answer
 }
 
 // Start sends a request and returns at once; Pending.Wait waits for the
-// answer. ctx bounds the sending only.
+// answer. ctx bounds the sending only: when it ends while the request is
+// written, the call is given up and OnCancel is told, since the request
+// may have reached the peer (over HTTP, writing is the whole POST until
+// the answer's headers).
 func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, error) {
 	raw, err := MarshalParams(params)
 	if err != nil {
@@ -125,7 +177,10 @@ func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, 
 	} else {
 		id = Int64ID(c.seq.Add(1))
 	}
-	ch := make(chan *Response, 1)
+	if err := ctx.Err(); err != nil {
+		return nil, err // nothing was sent
+	}
+	ch := make(chan answer, 1)
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
@@ -138,6 +193,7 @@ func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, 
 	if err := c.stream.Write(ctx, &Request{ID: id, Method: method, Params: raw}); err != nil {
 		c.forget(id)
 		if ctx.Err() != nil {
+			c.gaveUp(id, context.Cause(ctx))
 			return nil, ctx.Err()
 		}
 		return nil, err
@@ -149,32 +205,66 @@ func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, 
 func (p *Pending) ID() ID { return p.id }
 
 // Wait waits for the answer to the call and returns the successful
-// response; a response error is returned as an *Error. When ctx ends
-// first, the call is given up, OnCancel is told, and ctx's error is
-// returned (a late answer is dropped). Wait is called once.
+// response; a response error is returned as an *Error, an answer that
+// cannot be decoded as an *AnswerError. When ctx ends first, the call is
+// given up, OnCancel is told, and ctx's error is returned (a late answer
+// is dropped). Wait is called once.
 func (p *Pending) Wait(ctx context.Context) (*Response, error) {
 	c := p.c
-	var resp *Response
+	var a answer
 	select {
-	case resp = <-p.ch: // an answer already here wins over ctx
+	case a = <-p.ch: // an answer already here wins over ctx
 	default:
 		select {
-		case resp = <-p.ch:
+		case a = <-p.ch:
 		case <-ctx.Done():
 			c.forget(p.id)
-			if c.opts.OnCancel != nil {
-				c.opts.OnCancel(p.id, context.Cause(ctx))
-			}
+			c.gaveUp(p.id, context.Cause(ctx))
 			return nil, ctx.Err()
 		}
 	}
-	if resp == nil {
+	switch {
+	case a.err != nil:
+		return nil, a.err
+	case a.resp == nil:
 		return nil, c.Err()
+	case a.resp.Error != nil:
+		return nil, a.resp.Error
 	}
-	if resp.Error != nil {
-		return nil, resp.Error
+	return a.resp, nil
+}
+
+// gaveUp tells OnCancel, in the background, that the call id was given up.
+func (c *Conn) gaveUp(id ID, cause error) {
+	if c.opts.OnCancel == nil {
+		return
 	}
-	return resp, nil
+	c.mu.Lock()
+	if c.closing || c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.notices.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.notices.Done()
+		c.opts.OnCancel(id, cause)
+	}()
+}
+
+// CancelRequest ends the ctx of the peer's request id with cause, if it
+// is being handled, and reports whether it was. A request is registered on
+// the reader goroutine before its handler starts, so a cancellation read
+// after it (by Notify, say) always finds it.
+func (c *Conn) CancelRequest(id ID, cause error) bool {
+	c.mu.Lock()
+	s := c.serving[id]
+	c.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	s.cancel(cause)
+	return true
 }
 
 func (c *Conn) forget(id ID) {
@@ -207,18 +297,42 @@ func (c *Conn) Err() error {
 	return c.err
 }
 
-// Close closes the stream, fails the calls still waiting, and waits for
-// the reader and every request handler to return.
+// Close lets the cancellation notices still going out finish (up to 2s),
+// closes the stream, fails the calls still waiting, ends the ctx of every
+// request handler, and waits for the reader, and for the handlers up to
+// 2s: a handler that does not watch its ctx is left to return by itself
+// (its reply goes nowhere).
 func (c *Conn) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closing = true
+		c.mu.Unlock()
+		waitGroup(&c.notices, closeWait)
 		c.fail(ErrClosed)
 		c.cancel()
 		err = c.stream.Close()
 		<-c.done
-		c.handlers.Wait()
+		waitGroup(&c.handlers, closeWait)
 	})
 	return err
+}
+
+// waitGroup waits for wg, up to d, and says whether it is done.
+func waitGroup(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // fail records why the connection ended (first reason wins) and wakes
@@ -231,7 +345,7 @@ func (c *Conn) fail(err error) {
 	}
 	c.err = err
 	for id, ch := range c.pending {
-		ch <- nil
+		ch <- answer{}
 		delete(c.pending, id)
 	}
 }
@@ -255,13 +369,7 @@ func (c *Conn) read() {
 		}
 		switch m := msg.(type) {
 		case *Response:
-			c.mu.Lock()
-			ch, ok := c.pending[m.ID]
-			delete(c.pending, m.ID)
-			c.mu.Unlock()
-			if ok {
-				ch <- m
-			}
+			c.answer(m.ID, answer{resp: m})
 		case *Request:
 			if m.IsNotification() {
 				if c.opts.Notify != nil {
@@ -271,29 +379,75 @@ func (c *Conn) read() {
 			}
 			if c.handling.Add(1) > maxHandling {
 				c.handling.Add(-1)
-				c.reply(m.ID, nil, NewError(CodeInternalError, "too many requests in flight"))
+				c.reject(&Response{ID: m.ID, Error: NewError(CodeInternalError, "too many requests in flight")})
 				continue
 			}
+			// Registered here, before the handler runs, so that a
+			// cancellation that follows the request finds it.
+			ctx, cancel := context.WithCancelCause(c.ctx)
+			s := &serving{cancel: cancel}
+			c.mu.Lock()
+			c.serving[m.ID] = s
+			c.mu.Unlock()
 			c.handlers.Add(1)
-			go c.handle(m)
+			go c.handle(ctx, m, s)
 		}
 	}
 }
 
+// answer hands a to the call id, if it is still waiting.
+func (c *Conn) answer(id ID, a answer) {
+	c.mu.Lock()
+	ch, ok := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if ok {
+		ch <- a
+	}
+}
+
+// reject queues an error reply without waiting; when the queue is full,
+// the request goes unanswered (the peer is flooding us).
+func (c *Conn) reject(resp *Response) {
+	select {
+	case c.rejects <- resp:
+	default:
+	}
+}
+
+// sendRejects sends the queued error replies, at the reply rate, until
+// the connection closes.
+func (c *Conn) sendRejects() {
+	defer c.handlers.Done()
+	for {
+		select {
+		case resp := <-c.rejects:
+			if c.limiter.wait(c.ctx) != nil {
+				return
+			}
+			c.write(resp)
+		case <-c.ctx.Done():
+			return
+		}
+	}
+}
+
+// badMessage handles input that is not a JSON-RPC message: an answer
+// fails the call it answers, and is never replied to; a request with a
+// usable id gets an error reply.
 func (c *Conn) badMessage(de *DecodeError) {
 	if c.opts.OnBadMessage != nil {
 		c.opts.OnBadMessage(de)
 	}
-	if de.ID.IsValid() {
-		c.handlers.Add(1)
-		go func() {
-			defer c.handlers.Done()
-			c.reply(de.ID, nil, &Error{Code: de.Code, Message: de.Reason})
-		}()
+	switch {
+	case de.Response:
+		c.answer(de.ID, answer{err: &AnswerError{ID: de.ID, Reason: de.Reason}})
+	case de.ID.IsValid():
+		c.reject(&Response{ID: de.ID, Error: &Error{Code: de.Code, Message: de.Reason}})
 	}
 }
 
-func (c *Conn) handle(req *Request) {
+func (c *Conn) handle(ctx context.Context, req *Request, s *serving) {
 	defer c.handlers.Done()
 	defer c.handling.Add(-1)
 	var result any
@@ -301,11 +455,18 @@ func (c *Conn) handle(req *Request) {
 	if c.opts.Handle == nil {
 		err = NewError(CodeMethodNotFound, "method not found: %s", req.Method)
 	} else {
-		result, err = c.opts.Handle(c.ctx, req)
+		result, err = c.opts.Handle(ctx, req)
 	}
+	c.mu.Lock()
+	if c.serving[req.ID] == s {
+		delete(c.serving, req.ID)
+	}
+	c.mu.Unlock()
+	s.cancel(nil)
 	c.reply(req.ID, result, err)
 }
 
+// reply sends the answer to one of the peer's requests, at the reply rate.
 func (c *Conn) reply(id ID, result any, err error) {
 	if c.limiter.wait(c.ctx) != nil {
 		return
@@ -314,6 +475,10 @@ func (c *Conn) reply(id ID, result any, err error) {
 	if merr != nil {
 		resp, _ = NewResponse(id, nil, NewError(CodeInternalError, "marshaling result: %v", merr))
 	}
+	c.write(resp)
+}
+
+func (c *Conn) write(resp *Response) {
 	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
 	defer cancel()
 	_ = c.stream.Write(ctx, resp)

@@ -245,12 +245,15 @@ func appendRaw(dst []byte, raw json.RawMessage) []byte {
 }
 
 // A DecodeError says why bytes from the peer are not a JSON-RPC message.
-// ID is set when the message had a usable request ID, so that an error
-// response can be sent.
+// ID is set when the message had a usable ID: for a request, so that an
+// error response can be sent; for an answer (Response set: it has an id
+// and no method), so that the call it answers fails at once. An answer is
+// never replied to.
 type DecodeError struct {
-	ID     ID
-	Code   int64 // CodeParseError or CodeInvalidRequest
-	Reason string
+	ID       ID
+	Code     int64 // CodeParseError or CodeInvalidRequest
+	Reason   string
+	Response bool
 }
 
 func (e *DecodeError) Error() string { return "jsonrpc: " + e.Reason }
@@ -292,7 +295,7 @@ func decodeMessage(data []byte, minSize int) ([]Message, error) {
 				v.space()
 				envs = append(envs, envelope{})
 				if !v.envelope(1, &envs[len(envs)-1]) {
-					return nil, errNotJSON()
+					return nil, v.notJSON(false)
 				}
 				v.space()
 				if v.i < len(data) && data[v.i] == ']' {
@@ -300,7 +303,7 @@ func decodeMessage(data []byte, minSize int) ([]Message, error) {
 					break
 				}
 				if v.i >= len(data) || data[v.i] != ',' {
-					return nil, errNotJSON()
+					return nil, v.notJSON(false)
 				}
 				v.i++
 			}
@@ -308,12 +311,12 @@ func decodeMessage(data []byte, minSize int) ([]Message, error) {
 	} else {
 		envs = one[:]
 		if !v.envelope(0, &envs[0]) {
-			return nil, errNotJSON()
+			return nil, v.notJSON(true)
 		}
 	}
 	v.space()
 	if v.i != len(data) {
-		return nil, errNotJSON()
+		return nil, v.notJSON(!batch)
 	}
 	if batch && len(envs) == 0 {
 		return nil, &DecodeError{Code: CodeInvalidRequest, Reason: "empty batch"}
@@ -329,7 +332,78 @@ func decodeMessage(data []byte, minSize int) ([]Message, error) {
 	return out, nil
 }
 
-func errNotJSON() error { return &DecodeError{Code: CodeParseError, Reason: "not valid JSON"} }
+// notJSON is the error of input that is not valid JSON. When it is one
+// message (not a batch) that looks like an answer with a usable id, the
+// error says so, so that the call it answers fails at once.
+func (v *validator) notJSON(single bool) error {
+	e := &DecodeError{Code: CodeParseError, Reason: "not valid JSON"}
+	if v.tooDeep {
+		e.Reason = fmt.Sprintf("not valid JSON: nested more than %d deep", maxDepth)
+	}
+	if single {
+		e.ID, e.Response = answerID(v.data)
+	}
+	return e
+}
+
+// answerID looks at the top-level members of bad input, as far as they
+// go, for an answer's id: an id that parses, a result or an error, and no
+// method. Nested values are skipped without looking into them (no depth
+// limit), so an answer nested too deeply still names its call.
+func answerID(data []byte) (ID, bool) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return ID{}, false
+	}
+	var id ID
+	hasID, answer := false, false
+	for i++; ; {
+		i = skipSpace(data, i)
+		if i >= len(data) || data[i] != '"' {
+			break
+		}
+		ks := i
+		i = skipString(data, i)
+		if i > len(data) || data[i-1] != '"' {
+			break
+		}
+		key := data[ks+1 : i-1]
+		i = skipSpace(data, i)
+		if i >= len(data) || data[i] != ':' {
+			break
+		}
+		i = skipSpace(data, i+1)
+		if i >= len(data) {
+			break
+		}
+		vs := i
+		i = skipValue(data, i)
+		switch string(key) {
+		case "method":
+			return ID{}, false
+		case "id":
+			if i > len(data) || !validJSON(data[vs:i]) {
+				return ID{}, false
+			}
+			parsed, err := parseID(data[vs:i])
+			if err != nil || !parsed.IsValid() {
+				return ID{}, false
+			}
+			id, hasID = parsed, true
+		case "result", "error":
+			answer = true
+		}
+		i = skipSpace(data, i)
+		if i >= len(data) || data[i] != ',' {
+			break
+		}
+		i++
+	}
+	if !hasID || !answer {
+		return ID{}, false
+	}
+	return id, true
+}
 
 // An envelope is a message's members as found by the validator: each
 // member's value bytes, before any judgement of them.
@@ -442,8 +516,11 @@ func (e *envelope) message() (Message, error) {
 	if e.id != nil {
 		msgID, idErr = parseID(e.id)
 	}
+	// An answer (an id, no method) is never replied to: its ID says which
+	// call it fails.
+	isAnswer := e.method == nil && msgID.IsValid()
 	bad := func(reason string) error {
-		return &DecodeError{ID: msgID, Code: CodeInvalidRequest, Reason: reason}
+		return &DecodeError{ID: msgID, Code: CodeInvalidRequest, Reason: reason, Response: isAnswer}
 	}
 	if idErr != nil {
 		return nil, &DecodeError{Code: CodeInvalidRequest, Reason: idErr.Error()}

@@ -30,6 +30,8 @@ type validator struct {
 	// bytes, for a Cursor to skip them without scanning.
 	indexMin int
 	index    []span
+
+	tooDeep bool // the value was refused for nesting deeper than maxDepth
 }
 
 // indexMin is the size from which DecodeMessage puts a value in the
@@ -91,7 +93,11 @@ func (v *validator) space() {
 }
 
 func (v *validator) value(depth int) bool {
-	if v.i >= len(v.data) || depth > maxDepth {
+	if v.i >= len(v.data) {
+		return false
+	}
+	if depth > maxDepth {
+		v.tooDeep = true
 		return false
 	}
 	switch c := v.data[v.i]; {

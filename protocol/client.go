@@ -13,19 +13,10 @@ import (
 )
 
 // handle answers one server request, in a goroutine of its own. The
-// request's ctx ends when the server cancels it (notifications/cancelled)
-// or the session closes.
+// request's ctx ends when the server cancels it (notifications/cancelled:
+// the connection registered the request before this started, so a
+// cancellation right behind it is not lost) or the session closes.
 func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	s.mu.Lock()
-	s.serving[req.ID] = cancel
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.serving, req.ID)
-		s.mu.Unlock()
-		cancel(nil)
-	}()
 	result, outcome, err := s.answer(ctx, req)
 	if err != nil && ctx.Err() != nil && context.Cause(ctx) == errServerCancelled {
 		outcome = "cancelled by the server"
@@ -133,12 +124,7 @@ func (s *Session) cancelServing(params json.RawMessage) {
 	if json.Unmarshal(params, &p) != nil || !p.RequestID.IsValid() {
 		return
 	}
-	s.mu.Lock()
-	cancel := s.serving[p.RequestID]
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel(errServerCancelled)
-	}
+	s.conn.CancelRequest(p.RequestID, errServerCancelled)
 }
 
 // WorkingDirRoots returns the roots offered by default: the working

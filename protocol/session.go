@@ -130,8 +130,7 @@ type Session struct {
 	mu         sync.Mutex
 	progress   map[string]*progressEntry // by progress token
 	outSchemas map[string]json.RawMessage
-	serving    map[jsonrpc.ID]context.CancelCauseFunc // server requests being answered
-	hints      map[string]CacheHint                   // of the last complete listings, by method
+	hints      map[string]CacheHint // of the last complete listings, by method
 	mod        modernFields
 
 	life context.Context    // ends when the session closes
@@ -183,8 +182,7 @@ func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, er
 	if s == nil {
 		return nil, errors.New("initialize: no stream")
 	}
-	sess := &Session{stream: s, progress: map[string]*progressEntry{}, outSchemas: map[string]json.RawMessage{},
-		serving: map[jsonrpc.ID]context.CancelCauseFunc{}}
+	sess := &Session{stream: s, progress: map[string]*progressEntry{}, outSchemas: map[string]json.RawMessage{}}
 	if opts != nil {
 		sess.opts = *opts
 	}
