@@ -12,19 +12,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwire/mcpwire/cli"
 )
 
-// buildMcpwire builds the real binary into a temporary directory of t and
-// returns its path (the go build cache makes repeated builds quick).
+// buildMcpwire returns the path of the real binary, built once for the
+// whole test package (see cli.BuiltBinary).
 func buildMcpwire(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "mcpwire")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/mcpwire/mcpwire")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build mcpwire: %v\n%s", err, out)
-	}
-	return bin
+	return cli.BuiltBinary(t)
 }
 
 // A runner runs the binary with a home and a working directory of its own
