@@ -401,6 +401,13 @@ func (a *Approvals) write(s *Server, rec []byte, op string) error {
 	if err := safe.NotSymlink(a.path); err != nil {
 		return fmt.Errorf("%s server %q: %w", op, s.Name, err)
 	}
+	// Other processes edit settings.json too: read, change and write it
+	// under its lock, so that no record is lost.
+	l, err := safe.Lock(a.path)
+	if err != nil {
+		return fmt.Errorf("%s server %q: %w", op, s.Name, err)
+	}
+	defer l.Unlock()
 	data, err := a.reload()
 	if err != nil {
 		return fmt.Errorf("%s server %q: %w", op, s.Name, err)

@@ -26,6 +26,20 @@ type Entry struct {
 	Timeout float64           `json:"timeout,omitempty"` // seconds; 0 = the default
 }
 
+// lockForEdit takes the lock of a server file (safe.Lock) for a
+// read-modify-write, so that edits by several processes at once all land.
+// A symbolic link is refused before any lock file is made.
+func lockForEdit(path string) (unlock func(), err error) {
+	if err := safe.NotSymlink(path); err != nil {
+		return nil, err
+	}
+	l, err := safe.Lock(path)
+	if err != nil {
+		return nil, err
+	}
+	return func() { l.Unlock() }, nil
+}
+
 // readForEdit reads a server file to edit it. A missing or empty file is
 // an empty object; a file that is not valid JSON is an error (and is never
 // overwritten); a symbolic link is refused (*safe.SymlinkError): no edit
@@ -104,6 +118,14 @@ func AddServer(path, scope, name string, entry any) (*Server, error) {
 	if n, err := parseJSON(raw); err != nil || n.kind != '{' {
 		return nil, fmt.Errorf("adding server %q: the definition must be a JSON object", name)
 	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("adding server %q: %v", name, err)
+	}
+	unlock, err := lockForEdit(path)
+	if err != nil {
+		return nil, fmt.Errorf("adding server %q: %w", name, err)
+	}
+	defer unlock()
 	data, pf, err := readForEdit(path)
 	if err != nil {
 		return nil, fmt.Errorf("adding server %q: %w", name, err)
@@ -150,6 +172,11 @@ func AddServer(path, scope, name string, entry any) (*Server, error) {
 // rest of the file as it is. It returns an error wrapping ErrNotFound when
 // the file has no such server.
 func RemoveServer(path, name string) error {
+	unlock, err := lockForEdit(path)
+	if err != nil {
+		return fmt.Errorf("removing server %q: %w", name, err)
+	}
+	defer unlock()
 	data, pf, err := readForEdit(path)
 	if err != nil {
 		return fmt.Errorf("removing server %q: %w", name, err)
@@ -173,6 +200,11 @@ func SetEnabled(path, name string, enabled bool) error {
 	if !enabled {
 		op = "disabling"
 	}
+	unlock, err := lockForEdit(path)
+	if err != nil {
+		return fmt.Errorf("%s server %q: %w", op, name, err)
+	}
+	defer unlock()
 	data, pf, err := readForEdit(path)
 	if err != nil {
 		return fmt.Errorf("%s server %q: %w", op, name, err)

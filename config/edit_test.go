@@ -3,10 +3,12 @@ package config
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
@@ -324,5 +326,51 @@ func TestEditThroughSymlink(t *testing.T) {
 		if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o644 {
 			t.Errorf("%s: the target's mode changed to %v", name, fi.Mode().Perm())
 		}
+	}
+}
+
+// TestEditsParallel: edits and approvals from many goroutines at once (each
+// with a lock file of its own opening, as separate processes have) all
+// land (issue 11, item 16; testdata/script/edits_locked.txtar runs 50
+// processes).
+func TestEditsParallel(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, FileName)
+	ap, err := OpenApprovals(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 30
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			s, err := AddServer(path, ScopeUser, fmt.Sprintf("s%02d", i), Entry{Command: "x"})
+			if err == nil {
+				err = ap.Approve(s)
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := Load(LoadOptions{Home: home, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ap, _ = OpenApprovals(home)
+	approved := 0
+	for _, s := range c.Servers {
+		if ap.State(s) == Approved {
+			approved++
+		}
+	}
+	if len(c.Servers) != n || approved != n {
+		t.Errorf("%d servers, %d approved; want %d of each", len(c.Servers), approved, n)
 	}
 }
