@@ -82,6 +82,14 @@ type canonicalDef struct {
 	// (allowHttp, maxMessageBytes, roots, …) and unknown ones are covered
 	// without being listed here.
 	Other map[string]json.RawMessage `json:"other,omitempty"`
+	// Issue 14's fields; absent ones leave the digest of an older
+	// definition as it was.
+	StartupMS         int64             `json:"startup_ms,omitempty"`
+	ToolMS            int64             `json:"tool_ms,omitempty"`
+	Roots             []string          `json:"roots,omitempty"`
+	EnvVars           []string          `json:"env_vars,omitempty"`
+	EnvHeaders        map[string]string `json:"env_headers,omitempty"`
+	BearerTokenEnvVar string            `json:"bearer_token_env_var,omitempty"`
 }
 
 // digestVersion is the version of the canonical form. Version 2 added the
@@ -93,7 +101,9 @@ const digestVersion = 2
 // only turn a server on or off or narrow what it offers.
 var (
 	canonicalMembers = map[string]bool{"type": true, "transport": true, "command": true, "args": true, "env": true,
-		"cwd": true, "url": true, "httpUrl": true, "serverUrl": true, "headers": true, "oauth": true, "timeout": true}
+		"cwd": true, "url": true, "httpUrl": true, "serverUrl": true, "headers": true, "oauth": true, "timeout": true,
+		"timeoutMs": true, "startupTimeout": true, "startupTimeoutSec": true, "toolTimeout": true, "toolTimeoutSec": true,
+		"roots": true, "envVars": true, "envHeaders": true, "bearerTokenEnvVar": true}
 	uncovered = map[string]bool{"enabled": true, "disabled": true, "required": true, "enabledTools": true, "disabledTools": true}
 )
 
@@ -102,14 +112,17 @@ var (
 // after resolving symbolic links), its name and the folder it runs in
 // ([Server.WorkDir]). The definition is: transport, command, args in
 // order, env names and values, cwd, url, header names and values,
-// timeout, oauth settings, and every other member as written; not
+// timeouts (aliases resolved), oauth settings, roots, envVars, envHeaders,
+// bearerTokenEnvVar, and every other member as written; not
 // enabled/disabled, required or the tool filters.
 func Digest(key []byte, s *Server) string {
 	c := canonicalDef{
 		Version: digestVersion, Source: s.Source, Name: s.Name, Dir: s.WorkDir(), Type: s.Type,
 		Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
 		URL: s.URL, Headers: s.Headers, TimeoutMS: s.Timeout.Milliseconds(),
-		Other: otherMembers(s.Raw),
+		Other:     otherMembers(s.Raw),
+		StartupMS: s.StartupTimeout.Milliseconds(), ToolMS: s.ToolTimeout.Milliseconds(),
+		Roots: s.Roots, EnvVars: s.EnvVars, EnvHeaders: s.EnvHeaders, BearerTokenEnvVar: s.BearerTokenEnvVar,
 	}
 	if c.TimeoutMS == 0 {
 		c.TimeoutMS = DefaultTimeout.Milliseconds()

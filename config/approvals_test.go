@@ -41,6 +41,14 @@ func TestDigestCanonical(t *testing.T) {
 			`{"httpUrl": "https://h.example/mcp", "type": "streamable-http"}`,
 			`{"serverUrl": "https://h.example/mcp", "transport": "http", "oauth": {}}`,
 		},
+		{ // timeout aliases (issue 14): seconds, or milliseconds
+			`{"command": "node", "timeout": 20, "startupTimeout": 40, "toolTimeout": 90}`,
+			`{"command": "node", "timeoutMs": 20000, "startupTimeoutSec": 40, "toolTimeoutSec": 90}`,
+		},
+		{ // empty lists of the new fields are absent ones
+			`{"command": "node"}`,
+			`{"command": "node", "roots": [], "envVars": []}`,
+		},
 		{ // oauth member order
 			`{"url": "https://h.example/mcp", "oauth": {"client_id": "c", "scopes": ["x"]}}`,
 			`{"url": "https://h.example/mcp", "oauth": {"scopes": ["x"], "client_id": "c"}}`,
@@ -70,6 +78,13 @@ func TestDigestCanonical(t *testing.T) {
 		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X:-1}"}, "cwd": "/tmp"}`,
 		`{"command": "node", "args": ["a", "b", ""], "env": {"A": "${X:-1}"}}`,
 		`{"command": "node", "args": ["ab"], "env": {"A": "${X:-1}"}}`,
+		// issue 14's fields are covered
+		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X:-1}"}, "startupTimeout": 10}`,
+		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X:-1}"}, "toolTimeout": 10}`,
+		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X:-1}"}, "roots": ["."]}`,
+		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X:-1}"}, "roots": ["/srv"]}`,
+		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X:-1}"}, "envVars": ["GITHUB_TOKEN"]}`,
+		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X:-1}"}, "envVars": ["OTHER"]}`,
 	}
 	seen := map[string]string{entryDigest(t, base): base}
 	for _, e := range differ {
@@ -89,6 +104,9 @@ func TestDigestCanonical(t *testing.T) {
 		`{"url": "https://h.example/mcp?a=1", "headers": {"X-A": "v"}, "type": "sse"}`,
 		`{"url": "https://h.example/mcp?a=1", "headers": {"X-A": "v"}, "oauth": {"scopes": ["a"]}}`,
 		`{"url": "https://h.example/mcp?a=1", "headers": {"X-A": "v"}, "oauth": {"client_secret": "s"}}`,
+		`{"url": "https://h.example/mcp?a=1", "headers": {"X-A": "v"}, "envHeaders": {"X-Key": "KEY"}}`,
+		`{"url": "https://h.example/mcp?a=1", "headers": {"X-A": "v"}, "envHeaders": {"X-Key": "OTHER"}}`,
+		`{"url": "https://h.example/mcp?a=1", "headers": {"X-A": "v"}, "bearerTokenEnvVar": "TOKEN"}`,
 	} {
 		d := entryDigest(t, e)
 		if prev, dup := seen[d]; dup {

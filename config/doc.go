@@ -24,6 +24,15 @@
 //	headers, oauth {client_id, client_secret, scopes,
 //	            authorization_server, client_metadata_url}   http and sse only
 //	timeout     seconds per request, more than 0, at most 300; default 30
+//	            (timeoutMs: the same in milliseconds)
+//	startupTimeout (startupTimeoutSec)   seconds for the start: connect,
+//	            initialize, first list; default: the caller's
+//	toolTimeout (toolTimeoutSec)         seconds per tool call; default timeout
+//	roots       directories offered as roots (relative to the file's
+//	            folder); none unless given
+//	envVars     names of host variables passed through           stdio only
+//	envHeaders  {header: VAR}: header values from variables      http and sse only
+//	bearerTokenEnvVar  VAR: "Authorization: Bearer $VAR"          http and sse only
 //	enabled / disabled                   default enabled
 //	required    the caller should fail when this server fails
 //	enabledTools, disabledTools          tool filters
@@ -43,9 +52,13 @@
 //
 // ${VAR} and ${VAR:-default} are expanded once, in command, each arg, cwd,
 // env values, url and header values, for enabled valid entries only
-// ([Server.Expand]; Load stores the result in Server.Expanded). An unset or
-// empty variable takes its default; with none the server alone fails with
-// an [*ExpandError] naming field and variable, never a value. A value
+// ([Server.ExpandLookup]; Load stores the result in Server.Expanded). A
+// variable set to the empty string expands to ""; ${VAR:-default} takes
+// the default when VAR is unset or empty, as a shell does; an unset
+// variable without a default fails the server alone with an
+// [*ExpandError] naming field and variable, never a value. The variables
+// named by envVars, envHeaders and bearerTokenEnvVar are read at the same
+// time. A value
 // that contains ${X} after expansion stays literal (no recursion). $VAR
 // without braces, $$ and a lone $ are kept as written; there is no escape
 // for a literal "${". The URL rules are checked again after expansion.
@@ -59,7 +72,8 @@
 // A definition runs only once approved. [Digest] is the hex HMAC-SHA-256,
 // keyed by [LoadKey]'s 32 random bytes, over a canonical form of the
 // unexpanded definition (type, command, args in order, env, cwd, url,
-// headers, timeout, oauth settings, and every other member as written, so
+// headers, timeouts, oauth settings, roots, envVars, envHeaders,
+// bearerTokenEnvVar, and every other member as written, so
 // that fields added later are covered too; defaults filled in, aliases
 // resolved, member order and whitespace irrelevant; enabled/disabled,
 // required and the tool filters left out), the source (the file as
@@ -96,7 +110,7 @@
 //
 // # Typical use
 //
-//	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: wd, Getenv: getenv})
+//	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: wd, LookupEnv: os.LookupEnv})
 //	// err: a file failed as a whole; cfg still holds the other file's servers.
 //	appr, err := config.OpenApprovals(home)
 //	for _, s := range cfg.Servers {

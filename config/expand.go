@@ -8,17 +8,44 @@ import (
 	"strings"
 )
 
-// Expand returns the definition with ${VAR} and ${VAR:-default} expanded in
-// command, each arg, cwd, env values, url and header values; getenv looks
-// variables up (nil means none is set).
+// Expand is ExpandLookup with getenv, for which "" means unset: a
+// variable set to the empty string takes its default, and without one is
+// an error. nil means no variable is set.
+func (s *Server) Expand(getenv func(string) string) (*Expanded, error) {
+	if getenv == nil {
+		return s.ExpandLookup(nil)
+	}
+	return s.ExpandLookup(LookupFromGetenv(getenv))
+}
+
+// LookupFromGetenv makes a lookup function of getenv, for which the empty
+// string means unset.
+func LookupFromGetenv(getenv func(string) string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v := getenv(k)
+		return v, v != ""
+	}
+}
+
+// ExpandLookup returns the definition with ${VAR} and ${VAR:-default}
+// expanded in command, each arg, cwd, env values, url and header values;
+// lookup finds variables as os.LookupEnv does (nil means none is set).
 //
 // Expansion happens once: a value that contains ${X}, whether it came from
-// the environment or from a default, is kept literally. A variable that is
-// unset or empty takes its default; without a default it is an error
-// (*ExpandError naming server, field and variable, never a value). Other
-// uses of $ are kept as written: $VAR without braces, $$, a lone $. A "${"
-// without a closing "}" or with anything but a name ([A-Za-z_][A-Za-z0-9_]*)
-// optionally followed by ":-default" is an error.
+// the environment or from a default, is kept literally. ${VAR} of a
+// variable that is set, even to the empty string, is its value; of an
+// unset one, an error (*ExpandError naming server, field and variable,
+// never a value). ${VAR:-default} is the default when the variable is
+// unset or empty, as in a shell. Other uses of $ are kept as written: $VAR
+// without braces, $$, a lone $. A "${" without a closing "}" or with
+// anything but a name ([A-Za-z_][A-Za-z0-9_]*) optionally followed by
+// ":-default" is an error.
+//
+// The variables envVars names are added to env (those that are set);
+// each header of envHeaders takes the value of its variable, and
+// bearerTokenEnvVar gives "Authorization: Bearer <value>"; a variable
+// they name that is unset is an error, as for ${VAR}. Roots are made
+// absolute against the directory of s.Source, like cwd.
 //
 // After expansion the URL is checked again against the URL rules, the
 // command must not be empty and header values must not hold line breaks.
@@ -26,13 +53,13 @@ import (
 // project entry without cwd runs in the project folder; a relative command
 // path is made absolute against the cwd (or, without one, the directory of
 // s.Source). That is what [Server.WorkDir] and the approval digest cover.
-func (s *Server) Expand(getenv func(string) string) (*Expanded, error) {
-	if getenv == nil {
-		getenv = func(string) string { return "" }
+func (s *Server) ExpandLookup(lookup func(string) (string, bool)) (*Expanded, error) {
+	if lookup == nil {
+		lookup = func(string) (string, bool) { return "", false }
 	}
 	var firstErr error
 	exp := func(field, v string) string {
-		out, p := expandString(v, getenv)
+		out, p := expandString(v, lookup)
 		if p != nil && firstErr == nil {
 			firstErr = &ExpandError{Server: s.Name, Field: field, Var: p.name, Msg: p.msg}
 		}
@@ -77,6 +104,50 @@ func (s *Server) Expand(getenv func(string) string) (*Expanded, error) {
 		for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
 			x.Headers[k] = exp("headers."+k, s.Headers[k])
 		}
+	}
+	for _, name := range s.EnvVars {
+		if v, ok := lookup(name); ok {
+			if x.Env == nil {
+				x.Env = map[string]string{}
+			}
+			if _, given := x.Env[name]; !given { // env's own value wins
+				x.Env[name] = v
+			}
+		}
+	}
+	fromEnv := func(field, name string) (string, bool) {
+		v, ok := lookup(name)
+		if !ok && firstErr == nil {
+			firstErr = &ExpandError{Server: s.Name, Field: field, Var: name,
+				Msg: fmt.Sprintf("variable %s is not set; set it, or remove %s", name, field)}
+		}
+		return v, ok
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.EnvHeaders)) {
+		if v, ok := fromEnv("envHeaders."+k, s.EnvHeaders[k]); ok {
+			if x.Headers == nil {
+				x.Headers = map[string]string{}
+			}
+			x.Headers[k] = v
+		}
+	}
+	if s.BearerTokenEnvVar != "" {
+		if v, ok := fromEnv("bearerTokenEnvVar", s.BearerTokenEnvVar); ok {
+			if strings.TrimSpace(v) == "" && firstErr == nil {
+				firstErr = &ExpandError{Server: s.Name, Field: "bearerTokenEnvVar", Var: s.BearerTokenEnvVar,
+					Msg: fmt.Sprintf("variable %s is empty: no token to send", s.BearerTokenEnvVar)}
+			}
+			if x.Headers == nil {
+				x.Headers = map[string]string{}
+			}
+			x.Headers["Authorization"] = "Bearer " + v
+		}
+	}
+	for _, r := range s.Roots {
+		if !filepath.IsAbs(r) && s.Source != "" {
+			r = filepath.Join(filepath.Dir(s.Source), r)
+		}
+		x.Roots = append(x.Roots, filepath.Clean(r))
 	}
 	if firstErr != nil {
 		return nil, firstErr
@@ -123,7 +194,7 @@ type expandProblem struct {
 }
 
 // expandString expands ${VAR} and ${VAR:-default} in v, once.
-func expandString(v string, getenv func(string) string) (string, *expandProblem) {
+func expandString(v string, lookup func(string) (string, bool)) (string, *expandProblem) {
 	if !strings.Contains(v, "${") {
 		return v, nil
 	}
@@ -144,12 +215,12 @@ func expandString(v string, getenv func(string) string) (string, *expandProblem)
 		if !validVarName(name) {
 			return "", &expandProblem{msg: "has a reference that is not ${NAME} or ${NAME:-default} (NAME: letters, digits and _)"}
 		}
-		val := getenv(name)
-		if val == "" {
-			if !hasDef {
-				return "", &expandProblem{name: name, msg: fmt.Sprintf("variable %s is not set and has no default; set it, or write ${%s:-default}", name, name)}
-			}
-			val = def
+		val, set := lookup(name)
+		switch {
+		case !set && !hasDef:
+			return "", &expandProblem{name: name, msg: fmt.Sprintf("variable %s is not set and has no default; set it, or write ${%s:-default}", name, name)}
+		case hasDef && val == "":
+			val = def // unset or empty, as a shell's ${VAR:-default}
 		}
 		b.WriteString(val)
 		v = rest[j+1:]

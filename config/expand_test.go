@@ -2,12 +2,15 @@ package config
 
 import (
 	"errors"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestExpandString(t *testing.T) {
-	vars := env(map[string]string{"A": "alpha", "B": "${A}", "EMPTY": "", "P": "x:-y"})
+	vars := lookup(map[string]string{"A": "alpha", "B": "${A}", "EMPTY": "", "P": "x:-y"})
 	for _, tc := range []struct {
 		in, want, errVar, errMsg string
 	}{
@@ -17,7 +20,9 @@ func TestExpandString(t *testing.T) {
 		{in: "${B}", want: "${A}"},              // once: not recursive
 		{in: "${NOPE:-${A}}", want: "${A}"},     // the default is "${A" (up to the first }), then "}"
 		{in: "${NOPE:-a b:-c}", want: "a b:-c"}, // the first :- splits
-		{in: "${EMPTY:-d}", want: "d"},          // empty counts as unset
+		{in: "${EMPTY:-d}", want: "d"},          // a default is for unset or empty, as in a shell
+		{in: "${EMPTY}", want: ""},              // set but empty: empty
+		{in: "<${EMPTY}>", want: "<>"},
 		{in: "${A:-d}", want: "alpha"},
 		{in: "${P}", want: "x:-y"},
 		{in: "${NOPE:-}", want: ""},
@@ -25,7 +30,6 @@ func TestExpandString(t *testing.T) {
 		{in: "$A $$ $ $$A", want: "$A $$ $ $$A"},
 		{in: "$${A}", want: "$alpha"},
 		{in: "${NOPE}", errVar: "NOPE", errMsg: "variable NOPE is not set and has no default"},
-		{in: "${EMPTY}", errVar: "EMPTY"},
 		{in: "${}", errMsg: "not ${NAME}"},
 		{in: "${1A}", errMsg: "not ${NAME}"},
 		{in: "${A-x}", errMsg: "not ${NAME}"},
@@ -79,6 +83,80 @@ func TestExpandAfterChecks(t *testing.T) {
 		s := Server{Type: TypeHTTP, URL: u}
 		if _, err := s.Expand(nil); err != nil {
 			t.Errorf("%s: %v", u, err)
+		}
+	}
+}
+
+// TestSeedFields reads the fields of the seeds' configurations (issue 14):
+// the timeout aliases, roots, envVars, envHeaders and bearerTokenEnvVar,
+// as written and expanded, with their errors.
+func TestSeedFields(t *testing.T) {
+	vars := map[string]string{"GITHUB_TOKEN": "ghp-secret", "EMPTY": "", "KEY": "k-1", "TOKEN": "t-1"}
+	opts := setup(t, `{"mcpServers": {
+		"zut": {"command": "node", "args": ["${EMPTY}"], "envVars": ["GITHUB_TOKEN", "UNSET", "EMPTY"], "env": {"EMPTY": "own"},
+			"startupTimeoutSec": 45, "toolTimeoutSec": 120, "roots": ["work", "/abs"]},
+		"orb": {"url": "https://h.example/mcp", "timeoutMs": 2500, "envHeaders": {"X-Key": "KEY"}, "bearerTokenEnvVar": "TOKEN"},
+		"both": {"command": "node", "timeout": 5, "timeoutMs": 5000},
+		"auth2": {"url": "https://h.example/mcp", "headers": {"Authorization": "x"}, "bearerTokenEnvVar": "TOKEN"},
+		"oauth": {"url": "https://h.example/mcp", "oauth": {}, "bearerTokenEnvVar": "TOKEN"},
+		"stdiohdr": {"command": "node", "envHeaders": {"X": "KEY"}},
+		"httpvars": {"url": "https://h.example/mcp", "envVars": ["KEY"]},
+		"toolong": {"command": "node", "toolTimeout": 301},
+		"badname": {"command": "node", "envVars": ["A=B"]},
+		"unsethdr": {"url": "https://h.example/mcp", "envHeaders": {"X-Key": "NOPE"}},
+		"emptytok": {"url": "https://h.example/mcp", "bearerTokenEnvVar": "EMPTY"}
+	}}`, "")
+	opts.Getenv = nil
+	opts.LookupEnv = lookup(vars)
+	cfg, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zut := cfg.Server("zut")
+	if zut.Err != nil {
+		t.Fatal(zut.Err)
+	}
+	if zut.StartupTimeout != 45*time.Second || zut.ToolTimeout != 120*time.Second || zut.Timeout != DefaultTimeout {
+		t.Errorf("zut timeouts %v %v %v", zut.StartupTimeout, zut.ToolTimeout, zut.Timeout)
+	}
+	x := zut.Expanded
+	if x.Args[0] != "" { // set but empty: ""
+		t.Errorf("${EMPTY} expanded to %q", x.Args[0])
+	}
+	if len(x.Env) != 2 || x.Env["GITHUB_TOKEN"] != "ghp-secret" || x.Env["EMPTY"] != "own" {
+		t.Errorf("zut env %v: want GITHUB_TOKEN passed through, UNSET left out, env's own EMPTY kept", x.Env)
+	}
+	dir := filepath.Dir(zut.Source)
+	if len(x.Roots) != 2 || x.Roots[0] != filepath.Join(dir, "work") || x.Roots[1] != filepath.Clean("/abs") {
+		t.Errorf("zut roots %v", x.Roots)
+	}
+	if !slices.Contains(zut.Secrets(), "ghp-secret") {
+		t.Error("a variable passed through by envVars is not a secret")
+	}
+	orb := cfg.Server("orb")
+	if orb.Err != nil {
+		t.Fatal(orb.Err)
+	}
+	if orb.Timeout != 2500*time.Millisecond || orb.Expanded.Headers["X-Key"] != "k-1" || orb.Expanded.Headers["Authorization"] != "Bearer t-1" {
+		t.Errorf("orb: timeout %v headers %v", orb.Timeout, orb.Expanded.Headers)
+	}
+	if s := orb.Secrets(); !slices.Contains(s, "t-1") || !slices.Contains(s, "k-1") {
+		t.Errorf("orb's secrets %d values lack the header values from the environment", len(s))
+	}
+	for name, want := range map[string]string{
+		"both":     "timeoutMs: the same as timeout",
+		"auth2":    "bearerTokenEnvVar and an Authorization header exclude each other",
+		"oauth":    "oauth and bearerTokenEnvVar exclude each other",
+		"stdiohdr": "envHeaders: is for http servers",
+		"httpvars": "envVars: is for stdio servers",
+		"toolong":  "toolTimeout: must be more than 0 and at most 300 seconds",
+		"badname":  "envVars[0]: is not a valid environment variable name",
+		"unsethdr": "envHeaders.X-Key: variable NOPE is not set",
+		"emptytok": "bearerTokenEnvVar: variable EMPTY is empty",
+	} {
+		s := cfg.Server(name)
+		if s.Err == nil || !strings.Contains(s.Err.Error(), want) {
+			t.Errorf("%s: err %v, want %q", name, s.Err, want)
 		}
 	}
 }

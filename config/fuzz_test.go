@@ -56,7 +56,7 @@ func FuzzExpand(f *testing.F) {
 	}
 	vars := map[string]string{"A": "${B}", "B": "bee"}
 	f.Fuzz(func(t *testing.T, v string) {
-		out, p := expandString(v, func(k string) string { return vars[k] })
+		out, p := expandString(v, lookup(vars))
 		if !strings.Contains(v, "${") {
 			if p != nil || out != v {
 				t.Fatalf("expand(%q) = %q, %v", v, out, p)

@@ -40,9 +40,13 @@ func Home(getenv func(string) string) (string, error) {
 // LoadOptions says where Load reads from. The zero value reads the home
 // folder of [Home] and the working directory with os.Getenv.
 type LoadOptions struct {
-	Home   string                  // the home folder; "" = Home(Getenv)
-	Dir    string                  // the working directory; "" = os.Getwd()
-	Getenv func(key string) string // for ${VAR} expansion and Home; nil = os.Getenv
+	Home string // the home folder; "" = Home(Getenv)
+	Dir  string // the working directory; "" = os.Getwd()
+	// LookupEnv finds variables for ${VAR} expansion (and Home), as
+	// os.LookupEnv does: a variable set to "" expands to "". nil means
+	// Getenv, for which "" means unset; both nil mean os.LookupEnv.
+	LookupEnv func(key string) (string, bool)
+	Getenv    func(key string) string
 }
 
 // A Config is the servers of both scopes, merged.
@@ -88,10 +92,15 @@ func (c *Config) Server(name string) *Server {
 // (also in Config.Files). Callers that want all or nothing stop at the
 // error; list-like callers may show both.
 func Load(opts LoadOptions) (*Config, error) {
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
+	lookup := opts.LookupEnv
+	switch {
+	case lookup != nil:
+	case opts.Getenv != nil:
+		lookup = LookupFromGetenv(opts.Getenv)
+	default:
+		lookup = os.LookupEnv
 	}
+	getenv := func(k string) string { v, _ := lookup(k); return v }
 	home := opts.Home
 	if home == "" {
 		h, err := Home(getenv)
@@ -174,7 +183,7 @@ func Load(opts LoadOptions) (*Config, error) {
 		if !s.Enabled || s.Err != nil {
 			continue
 		}
-		x, err := s.Expand(getenv)
+		x, err := s.ExpandLookup(lookup)
 		if err != nil {
 			s.Err = err
 			continue
@@ -422,9 +431,20 @@ func parseEntry(file, scope string, data []byte, name string, m *jmember, warnin
 		urlField                string
 		enabled, disabled       *bool
 		oauthAt                 = -1
+		bearerAt                = -1
 		stdioOnly, httpOnly     []string
 		stdioOnlyAt, httpOnlyAt []int
+		timeoutField            = map[string]string{} // canonical field → the name it was given as
 	)
+	// alias checks that a field and its aliases are given once.
+	alias := func(f *jmember, canonical string) bool {
+		if other, ok := timeoutField[canonical]; ok {
+			p.fail(f.keyStart, f.key, "the same as %s, already given; keep one", other)
+			return false
+		}
+		timeoutField[canonical] = f.key
+		return true
+	}
 	for _, f := range e.members {
 		if seen[f.key] {
 			p.fail(f.keyStart, f.key, "given twice")
@@ -489,17 +509,50 @@ func parseEntry(file, scope string, data []byte, name string, m *jmember, warnin
 			s.OAuth = p.oauth(v)
 			oauthAt = f.keyStart
 			httpOnly, httpOnlyAt = append(httpOnly, f.key), append(httpOnlyAt, f.keyStart)
-		case "timeout":
-			if v.kind != '0' {
-				p.fail(v.start, f.key, "must be a number of seconds, got %s", v.kindName())
-				break
+		case "timeout", "timeoutMs":
+			if alias(&f, "timeout") {
+				if d, ok := p.duration(v, f.key, f.key == "timeoutMs"); ok {
+					s.Timeout = d
+				}
 			}
-			var secs float64
-			if err := json.Unmarshal(data[v.start:v.end], &secs); err != nil || math.IsNaN(secs) || secs <= 0 || secs > MaxTimeout.Seconds() {
-				p.fail(v.start, f.key, "must be more than 0 and at most %d seconds", int(MaxTimeout.Seconds()))
-				break
+		case "startupTimeout", "startupTimeoutSec":
+			if alias(&f, "startupTimeout") {
+				s.StartupTimeout, _ = p.duration(v, f.key, false)
 			}
-			s.Timeout = time.Duration(math.Round(secs * float64(time.Second)))
+		case "toolTimeout", "toolTimeoutSec":
+			if alias(&f, "toolTimeout") {
+				s.ToolTimeout, _ = p.duration(v, f.key, false)
+			}
+		case "roots":
+			s.Roots = p.strList(v, f.key)
+			for i, r := range s.Roots {
+				if strings.TrimSpace(r) == "" {
+					p.fail(v.elems[i].start, fmt.Sprintf("roots[%d]", i), "must not be empty")
+				}
+			}
+		case "envVars":
+			s.EnvVars = p.strList(v, f.key)
+			for i, n := range s.EnvVars {
+				if msg := envNameProblem(n); msg != "" {
+					p.fail(v.elems[i].start, fmt.Sprintf("envVars[%d]", i), "%s", msg)
+				}
+			}
+			stdioOnly, stdioOnlyAt = append(stdioOnly, f.key), append(stdioOnlyAt, f.keyStart)
+		case "envHeaders":
+			s.EnvHeaders = p.strMap(v, f.key, headerNameProblem)
+			for _, hm := range v.members {
+				if msg := envNameProblem(hm.val.str); hm.val.kind == '"' && msg != "" {
+					p.fail(hm.val.start, "envHeaders."+hm.key, "%s", msg)
+				}
+			}
+			httpOnly, httpOnlyAt = append(httpOnly, f.key), append(httpOnlyAt, f.keyStart)
+		case "bearerTokenEnvVar":
+			s.BearerTokenEnvVar, _ = p.str(v, f.key)
+			if msg := envNameProblem(s.BearerTokenEnvVar); v.kind == '"' && msg != "" {
+				p.fail(v.start, f.key, "%s", msg)
+			}
+			bearerAt = f.keyStart
+			httpOnly, httpOnlyAt = append(httpOnly, f.key), append(httpOnlyAt, f.keyStart)
 		case "enabled":
 			if b, ok := p.boolean(v, f.key); ok {
 				enabled = &b
@@ -573,7 +626,47 @@ func parseEntry(file, scope string, data []byte, name string, m *jmember, warnin
 			}
 		}
 	}
+	if bearerAt >= 0 {
+		if oauthAt >= 0 {
+			p.fail(bearerAt, "bearerTokenEnvVar", "oauth and bearerTokenEnvVar exclude each other; keep one")
+		}
+		for _, hs := range []map[string]string{s.Headers, s.EnvHeaders} {
+			for k := range hs {
+				if strings.EqualFold(k, "Authorization") {
+					p.fail(bearerAt, "bearerTokenEnvVar", "bearerTokenEnvVar and an Authorization header exclude each other; keep one")
+				}
+			}
+		}
+	}
+	for k := range s.EnvHeaders {
+		if _, both := s.Headers[k]; both {
+			p.fail(m.keyStart, "envHeaders."+k, "the header is also in headers; keep one")
+		}
+	}
 	return s
+}
+
+// duration reads a timeout: a number of seconds (of milliseconds when ms)
+// more than 0 and at most MaxTimeout.
+func (p *entryParser) duration(v *jnode, field string, ms bool) (time.Duration, bool) {
+	unit, name := float64(time.Second), "seconds"
+	if ms {
+		unit, name = float64(time.Millisecond), "milliseconds"
+	}
+	if v.kind != '0' {
+		p.fail(v.start, field, "must be a number of %s, got %s", name, v.kindName())
+		return 0, false
+	}
+	var n float64
+	if err := json.Unmarshal(p.data[v.start:v.end], &n); err != nil || math.IsNaN(n) || n <= 0 || n*unit > float64(MaxTimeout) {
+		max := MaxTimeout.Seconds()
+		if ms {
+			max = float64(MaxTimeout.Milliseconds())
+		}
+		p.fail(v.start, field, "must be more than 0 and at most %d %s", int(max), name)
+		return 0, false
+	}
+	return time.Duration(math.Round(n * unit)), true
 }
 
 // oauth reads the "oauth" object.

@@ -14,6 +14,11 @@ func env(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+// lookup is os.LookupEnv over m.
+func lookup(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
 // setup writes the user and project files (skipping empty ones) and
 // returns LoadOptions for them.
 func setup(t *testing.T, user, project string) LoadOptions {

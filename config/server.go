@@ -52,9 +52,28 @@ type Server struct {
 	Headers map[string]string
 	OAuth   *OAuth // nil when the entry has no "oauth"
 
-	Timeout  time.Duration // per request; DefaultTimeout when not given
-	Enabled  bool          // "enabled", or not "disabled"; true when neither is given
-	Required bool          // "required": the caller should fail when this server fails
+	Timeout time.Duration // per request; DefaultTimeout when not given ("timeout" in seconds, or "timeoutMs")
+	// StartupTimeout bounds the start (connect or spawn, initialize, the
+	// first list): "startupTimeout" (or "startupTimeoutSec") in seconds; 0
+	// when not given (the caller's default).
+	StartupTimeout time.Duration
+	// ToolTimeout bounds each tool call: "toolTimeout" (or
+	// "toolTimeoutSec") in seconds; 0 when not given (Timeout).
+	ToolTimeout time.Duration
+	// Roots are the directories offered to the server as its roots
+	// ("roots"; relative to the file's directory); none when not given.
+	Roots []string
+	// EnvVars are names of variables of the environment passed through to
+	// a stdio server ("envVars"; those set).
+	EnvVars []string
+	// EnvHeaders are HTTP headers whose values come from variables
+	// ("envHeaders": header name → variable name).
+	EnvHeaders map[string]string
+	// BearerTokenEnvVar names a variable whose value is sent as
+	// "Authorization: Bearer <value>" ("bearerTokenEnvVar").
+	BearerTokenEnvVar string
+	Enabled           bool // "enabled", or not "disabled"; true when neither is given
+	Required          bool // "required": the caller should fail when this server fails
 
 	EnabledTools  []string // "enabledTools": when non-empty, only these tools are offered
 	DisabledTools []string // "disabledTools": these tools are never offered
@@ -88,10 +107,11 @@ type OAuth struct {
 type Expanded struct {
 	Command string
 	Args    []string
-	Env     map[string]string
+	Env     map[string]string // env, with the variables of envVars that are set
 	Cwd     string
 	URL     string
-	Headers map[string]string
+	Headers map[string]string // headers, with envHeaders and bearerTokenEnvVar
+	Roots   []string          // absolute
 }
 
 // WorkDir is the folder a stdio server runs in, as the approval digest
