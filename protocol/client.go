@@ -43,12 +43,10 @@ func (s *Session) answer(ctx context.Context, req *jsonrpc.Request) (result any,
 		return struct{}{}, "answered", nil
 
 	case "roots/list":
-		var roots []Root
-		if s.opts.Roots != nil {
-			roots, err = s.opts.Roots(ctx)
-		} else {
-			roots, err = WorkingDirRoots()
+		if s.opts.Roots == nil {
+			return notFound()
 		}
+		roots, err := s.opts.Roots(ctx)
 		if err != nil {
 			return failed(err)
 		}
@@ -127,8 +125,8 @@ func (s *Session) cancelServing(params json.RawMessage) {
 	s.conn.CancelRequest(p.RequestID, errServerCancelled)
 }
 
-// WorkingDirRoots returns the roots offered by default: the working
-// directory as a file:// URI, named by its base name.
+// WorkingDirRoots returns the working directory as a root (a file://
+// URI, named by its base name), for a caller that chooses to offer it.
 func WorkingDirRoots() ([]Root, error) {
 	dir, err := os.Getwd()
 	if err != nil {

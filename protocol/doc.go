@@ -18,10 +18,10 @@
 //
 // # Server requests and notifications
 //
-// ping is answered with {}, roots/list with [Options.Roots] (or the working
-// directory), elicitation/create and sampling/createMessage through the
-// callbacks in [Options] (their capabilities are declared only when the
-// callbacks are set), anything else with -32601. Notifications reach the
+// ping is answered with {}; roots/list, elicitation/create and
+// sampling/createMessage through the callbacks in [Options] (their
+// capabilities are declared only when the callbacks are set: no roots are
+// offered unless asked); anything else with -32601. Notifications reach the
 // callbacks of [Options] in order, on the connection's reader goroutine:
 // callbacks must return quickly and must not call the session.
 package protocol

@@ -61,7 +61,9 @@ type Options struct {
 	// DefaultMaxInputRounds).
 	MaxInputRounds int
 
-	// Roots answers roots/list; nil offers the working directory.
+	// Roots answers roots/list; nil leaves the roots capability
+	// undeclared (and roots/list gets -32601): no directory is offered
+	// unless the caller chose it.
 	Roots func(ctx context.Context) ([]Root, error)
 	// Elicit answers elicitation/create; nil leaves the elicitation
 	// capability undeclared (and such requests get -32601).
@@ -281,9 +283,12 @@ func (sess *Session) initialize(ctx context.Context, version string, strict bool
 // clientCapabilities declares only what the options supply. The modern
 // era has no roots/list_changed notification: its roots capability is {}.
 func (s *Session) clientCapabilities(version string) map[string]any {
-	caps := map[string]any{"roots": map[string]any{"listChanged": true}}
-	if EraOf(version) == EraModern {
-		caps["roots"] = struct{}{}
+	caps := map[string]any{}
+	if s.opts.Roots != nil {
+		caps["roots"] = map[string]any{"listChanged": true}
+		if EraOf(version) == EraModern {
+			caps["roots"] = struct{}{}
+		}
 	}
 	if s.opts.Elicit != nil {
 		if hasElicitationModes(version) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -51,7 +50,7 @@ func TestVersionNegotiation(t *testing.T) {
 			if s.Era() != EraLegacy || s.ProtocolVersion() != v {
 				t.Errorf("era %s, version %s", s.Era(), s.ProtocolVersion())
 			}
-			if string(caps) != `{"roots":{"listChanged":true}}` {
+			if string(caps) != `{}` { // no callbacks: nothing declared, no roots
 				t.Errorf("capabilities %s", caps)
 			}
 			if got := s.Init().ProtocolVersion; got != v {
@@ -168,15 +167,19 @@ func TestInitializeTimeout(t *testing.T) {
 func TestClientCapabilities(t *testing.T) {
 	elicit := func(ctx context.Context, p *ElicitParams) (*ElicitResult, error) { return nil, nil }
 	sample := func(ctx context.Context, p json.RawMessage) (any, error) { return nil, nil }
+	roots := func(context.Context) ([]Root, error) { return nil, nil }
+	// No roots unless asked: without Options.Roots the capability is not
+	// declared.
 	tests := []struct {
 		version string
 		opts    Options
 		want    string
 	}{
-		{"2025-11-25", Options{Elicit: elicit}, `{"elicitation":{"form":{}},"roots":{"listChanged":true}}`},
-		{"2025-11-25", Options{Elicit: elicit, ElicitURL: true, Sample: sample}, `{"elicitation":{"form":{},"url":{}},"roots":{"listChanged":true},"sampling":{}}`},
-		{"2025-06-18", Options{Elicit: elicit, ElicitURL: true}, `{"elicitation":{},"roots":{"listChanged":true}}`},
-		{"2025-11-25", Options{ElicitURL: true}, `{"roots":{"listChanged":true}}`},
+		{"2025-11-25", Options{Elicit: elicit}, `{"elicitation":{"form":{}}}`},
+		{"2025-11-25", Options{Elicit: elicit, ElicitURL: true, Sample: sample, Roots: roots}, `{"elicitation":{"form":{},"url":{}},"roots":{"listChanged":true},"sampling":{}}`},
+		{"2025-06-18", Options{Elicit: elicit, ElicitURL: true}, `{"elicitation":{}}`},
+		{"2025-11-25", Options{ElicitURL: true}, `{}`},
+		{"2025-11-25", Options{Roots: roots}, `{"roots":{"listChanged":true}}`},
 	}
 	for _, tt := range tests {
 		got := make(chan string, 1)
@@ -464,19 +467,13 @@ func TestPingBothWays(t *testing.T) {
 	}
 }
 
-func TestRootsDefault(t *testing.T) {
+// TestNoRootsUnlessAsked: without Options.Roots, roots/list is a method
+// the client does not have (-32601), as for an undeclared capability.
+func TestNoRootsUnlessAsked(t *testing.T) {
 	_, f := startFake(t, allCaps, nil, nil)
 	r := f.request("roots/list", nil)
-	var res struct {
-		Roots []Root `json:"roots"`
-	}
-	if err := json.Unmarshal(r.Result, &res); err != nil || len(res.Roots) != 1 {
-		t.Fatalf("roots answer %s %v", r.Result, r.Error)
-	}
-	wd, _ := os.Getwd()
-	want := DirRoot(wd)
-	if res.Roots[0].URI != want.URI || res.Roots[0].Name != "protocol" || !strings.HasPrefix(want.URI, "file:///") {
-		t.Errorf("roots %+v, want %+v", res.Roots, want)
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeMethodNotFound || len(r.Result) != 0 {
+		t.Fatalf("roots/list without roots: %+v", r)
 	}
 }
 
