@@ -43,8 +43,11 @@ type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
-	Environ        func() []string
-	Dir            string // the working directory
+	// LookupEnv tells a variable set to "" from an unset one, for ${VAR}
+	// in definitions; nil means Getenv, for which "" is unset.
+	LookupEnv func(string) (string, bool)
+	Environ   func() []string
+	Dir       string // the working directory
 	// Home is the home folder (--home); "" means config.Home's choice.
 	Home       string
 	Executable string // this program, for the built-in demo server
@@ -62,6 +65,7 @@ func OSEnv() Env {
 		Stdout:           os.Stdout,
 		Stderr:           os.Stderr,
 		Getenv:           os.Getenv,
+		LookupEnv:        os.LookupEnv,
 		Environ:          os.Environ,
 		Dir:              dir,
 		Executable:       exe,

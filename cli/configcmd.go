@@ -26,7 +26,7 @@ func (inv *invocation) loadConfig() (*config.Config, string, error) {
 	} else if !filepath.IsAbs(home) {
 		home = filepath.Join(inv.env.Dir, home)
 	}
-	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: inv.env.Dir, Getenv: inv.env.Getenv})
+	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: inv.env.Dir, Getenv: inv.env.Getenv, LookupEnv: inv.env.LookupEnv})
 	if err != nil && cfg == nil {
 		return nil, "", fail(ExitConfig, manager.PhaseConfig, err, "fix the file; "+inv.prog+" never rewrites a file that is not valid JSON")
 	}

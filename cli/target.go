@@ -36,7 +36,7 @@ func (tf *targetFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&tf.timeout, "timeout", 0, "bound each request (default: the server's timeout, 30s)")
 	fs.DurationVar(&tf.startup, "startup-timeout", manager.DefaultStartup, "bound the start: spawn or connect, initialize, first list")
 	fs.BoolVar(&tf.verbose, "verbose", false, "copy a stdio server's stderr to stderr as it comes")
-	fs.Var(&tf.roots, "root", "a directory offered to the server as a root (repeatable; default: the working directory)")
+	fs.Var(&tf.roots, "root", "a directory offered to the server as a root (repeatable; none unless given, or the definition's roots)")
 	fs.StringVar(&tf.logLevel, "log-level", "", "ask the server for log messages at this level and above")
 }
 

@@ -37,6 +37,19 @@ type Spec struct {
 
 	// Timeout bounds each request (0: protocol.DefaultTimeout).
 	Timeout time.Duration
+	// Roots are the directories offered to the server as its roots
+	// (absolute); none means no roots capability, unless
+	// DialOptions.Protocol.Roots says otherwise.
+	Roots []string
+}
+
+// DirRoots returns the roots/list answer that offers dirs.
+func DirRoots(dirs []string) func(context.Context) ([]protocol.Root, error) {
+	roots := make([]protocol.Root, len(dirs))
+	for i, d := range dirs {
+		roots[i] = protocol.DirRoot(d)
+	}
+	return func(context.Context) ([]protocol.Root, error) { return roots, nil }
 }
 
 // Target describes where the server is, for people: the command line, or
@@ -109,6 +122,9 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 	popts := opts.Protocol
 	if popts.Timeout == 0 {
 		popts.Timeout = spec.Timeout
+	}
+	if popts.Roots == nil && len(spec.Roots) > 0 {
+		popts.Roots = DirRoots(spec.Roots)
 	}
 	c := &Conn{Spec: spec}
 	start := time.Now()
@@ -212,7 +228,7 @@ func SpecFromConfig(s *config.Server) (*Spec, error) {
 	return &Spec{
 		Name: s.Name, Transport: s.Type,
 		Command: x.Command, Args: x.Args, Env: x.Env, Dir: x.Cwd,
-		URL: x.URL, Header: x.Headers, Timeout: s.Timeout,
+		URL: x.URL, Header: x.Headers, Timeout: s.Timeout, Roots: x.Roots,
 	}, nil
 }
 

@@ -62,9 +62,12 @@ type Options struct {
 	// person to run `mcpwire login NAME`. It never opens a browser itself.
 	// It may be called from any goroutine, once per server and start.
 	OnLoginNeeded func(server string)
-	// Dir is the working directory offered to servers as their root
-	// (roots/list); "" means the process's working directory.
-	Dir string
+	// Roots are directories offered to servers as their roots
+	// (roots/list), to each server whose definition gives none ("roots").
+	// None means no roots: the roots capability is not declared, so a
+	// server works on what its own configuration names (the agent's
+	// working directory is never offered unless it is listed here).
+	Roots []string
 	// OnProgress receives progress notifications of calls.
 	OnProgress func(server string, p protocol.ProgressParams)
 	// HTTPClient returns the client for an HTTP server. nil means

@@ -15,17 +15,31 @@ import (
 	"github.com/mcpwire/mcpwire/internal/proctest"
 )
 
-func TestRootsAreTheWorkingDirectory(t *testing.T) {
+// TestNoRootsUnlessAsked: a manager offers no roots unless they were
+// given, by Options.Roots or by a definition's roots (which win).
+func TestNoRootsUnlessAsked(t *testing.T) {
 	proctest.Check(t)
-	dir := t.TempDir()
-	m, _ := newManager(t, Options{Dir: dir}, demoServer{name: "d"})
-	tools := mustTools(t, m)
-	res, err := m.Call(context.Background(), toolNamed(t, tools, "d", "roots"), nil)
-	if err != nil {
-		t.Fatal(err)
+	dir, own := t.TempDir(), t.TempDir()
+	roots := func(m *Manager, server string) string {
+		t.Helper()
+		tools := mustTools(t, m)
+		res, err := m.Call(context.Background(), toolNamed(t, tools, server, "roots"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Text()
 	}
-	if res.IsError || !strings.Contains(res.Text(), dir) {
-		t.Fatalf("roots answer %q does not name %s", res.Text(), dir)
+	m, _ := newManager(t, Options{}, demoServer{name: "d"})
+	if got := roots(m, "d"); !strings.Contains(got, "did not declare the roots capability") {
+		t.Fatalf("without roots the server was offered some: %q", got)
+	}
+	m, _ = newManager(t, Options{Roots: []string{dir}}, demoServer{name: "d"},
+		demoServer{name: "own", extra: map[string]any{"roots": []string{own}}})
+	if got := roots(m, "d"); !strings.Contains(got, dir) {
+		t.Fatalf("roots answer %q does not name %s", got, dir)
+	}
+	if got := roots(m, "own"); !strings.Contains(got, own) || strings.Contains(got, dir) {
+		t.Fatalf("a definition's roots: answer %q, want %s alone", got, own)
 	}
 }
 

@@ -152,9 +152,8 @@ func (s *server) start(ctx context.Context) {
 	defer context.AfterFunc(m.ctx, cancel)()
 	name := s.def.Name
 	popts := protocol.Options{ClientName: "mcpwire", ClientVersion: "manager"}
-	if m.opts.Dir != "" {
-		dir := m.opts.Dir
-		popts.Roots = func(context.Context) ([]protocol.Root, error) { return []protocol.Root{protocol.DirRoot(dir)}, nil }
+	if len(s.spec.Roots) == 0 && len(m.opts.Roots) > 0 {
+		popts.Roots = DirRoots(m.opts.Roots)
 	}
 	popts.OnToolsChanged = func() {
 		s.mu.Lock()
