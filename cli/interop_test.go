@@ -10,31 +10,40 @@ import (
 )
 
 // TestInteropEverythingStdio runs test and call against the reference
-// server-everything over stdio, and checks that its roots/list request
-// (sent after initialized, because the client declares roots) is answered
-// with the roots given by --root.
+// server-everything over stdio. Without --root no roots are offered (the
+// server then has no get-roots-list tool); with --root its roots/list
+// request (sent after initialized, because the client declares roots) is
+// answered with the roots given.
 func TestInteropEverythingStdio(t *testing.T) {
 	proctest.Check(t)
 	cmd := peers.Everything(t)
 	r := newRunner(t)
 
-	res := r.run(t, append([]string{"test", "--json", "--"}, cmd...)...).want(t, 0)
-	var report struct {
-		OK    bool `json:"ok"`
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
+	toolNames := func(args ...string) []string {
+		t.Helper()
+		res := r.run(t, append(append([]string{"test", "--json"}, args...), append([]string{"--"}, cmd...)...)...).want(t, 0)
+		var report struct {
+			OK    bool `json:"ok"`
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal([]byte(res.stdout), &report); err != nil || !report.OK {
+			t.Fatalf("test --json: %v\n%s", err, res)
+		}
+		var names []string
+		for _, tl := range report.Tools {
+			names = append(names, tl.Name)
+		}
+		return names
 	}
-	if err := json.Unmarshal([]byte(res.stdout), &report); err != nil {
-		t.Fatalf("test --json: %v\n%s", err, res)
+	if names := toolNames(); !contains(names, "echo") || contains(names, "get-roots-list") {
+		t.Fatalf("tools %v, want echo and, with no roots offered, no get-roots-list", names)
 	}
-	var names []string
-	for _, tl := range report.Tools {
-		names = append(names, tl.Name)
+	if names := toolNames("--root", r.dir); !contains(names, "get-roots-list") {
+		t.Fatalf("tools %v with --root, want get-roots-list", names)
 	}
-	if !report.OK || !contains(names, "echo") || !contains(names, "get-roots-list") {
-		t.Fatalf("tools %v, want echo and get-roots-list:\n%s", names, res)
-	}
+	var res *result
 
 	res = r.run(t, append([]string{"call", "echo", "message=hello interop", "--"}, cmd...)...).want(t, 0)
 	if !strings.Contains(res.stdout, "hello interop") {
