@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -198,7 +197,7 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 // references themselves are shown, so that a person sees what to set.
 func literalSecrets(v string) []string {
 	var out []string
-	for _, part := range strings.Split(varRef.ReplaceAllString(v, "\x00"), "\x00") {
+	for _, part := range literalParts(v) {
 		part = strings.TrimSpace(part)
 		if part == "" {
 			continue
@@ -217,8 +216,19 @@ func literalSecrets(v string) []string {
 	return out
 }
 
-// varRef is a ${…} reference.
-var varRef = regexp.MustCompile(`\$\{[^}]*\}`)
+// literalParts splits v at its ${…} references, which it leaves out.
+func literalParts(v string) []string {
+	var out []string
+	for {
+		i := strings.Index(v, "${")
+		j := strings.IndexByte(v[max(i, 0):], '}')
+		if i < 0 || j < 0 {
+			return append(out, v)
+		}
+		out = append(out, v[:i])
+		v = v[i+j+1:]
+	}
+}
 
 // importedTarget is the transport and target of an imported entry.
 func importedTarget(e config.ImportEntry) (transport, target string) {

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"bytes"
-	"encoding/xml"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
@@ -17,14 +17,13 @@ import (
 // per server (or per diff), one test case per check, in the shape CI
 // systems (GitHub Actions reporters, GitLab, Jenkins) show natively.
 type junitReport struct {
-	XMLName  xml.Name      `xml:"testsuites"`
-	Name     string        `xml:"name,attr"`
-	Tests    int           `xml:"tests,attr"`
-	Failures int           `xml:"failures,attr"`
-	Errors   int           `xml:"errors,attr"`
-	Skipped  int           `xml:"skipped,attr"`
-	Time     string        `xml:"time,attr"`
-	Suites   []*junitSuite `xml:"testsuite"`
+	Name     string
+	Tests    int
+	Failures int
+	Errors   int
+	Skipped  int
+	Time     string
+	Suites   []*junitSuite
 
 	path  string    // where it goes
 	start time.Time // when the command started
@@ -32,34 +31,34 @@ type junitReport struct {
 
 // A junitSuite groups the cases of one server.
 type junitSuite struct {
-	Name      string       `xml:"name,attr"`
-	Tests     int          `xml:"tests,attr"`
-	Failures  int          `xml:"failures,attr"`
-	Errors    int          `xml:"errors,attr"`
-	Skipped   int          `xml:"skipped,attr"`
-	Time      string       `xml:"time,attr"`
-	Timestamp string       `xml:"timestamp,attr"`
-	Cases     []*junitCase `xml:"testcase"`
+	Name      string
+	Tests     int
+	Failures  int
+	Errors    int
+	Skipped   int
+	Time      string
+	Timestamp string
+	Cases     []*junitCase
 }
 
 // A junitCase is one check: passed, failed, or skipped.
 type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitProblem `xml:"failure,omitempty"`
-	Skipped   *junitProblem `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-	SystemErr string        `xml:"system-err,omitempty"`
+	Name      string
+	Classname string
+	Time      string
+	Failure   *junitProblem
+	Skipped   *junitProblem
+	SystemOut string
+	SystemErr string
 
 	dur time.Duration
 }
 
 // A junitProblem is a failure or a reason to skip.
 type junitProblem struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr,omitempty"`
-	Text    string `xml:",chardata"`
+	Message string
+	Type    string
+	Text    string
 }
 
 // junitFlag registers --junit FILE.
@@ -134,15 +133,74 @@ func (r *junitReport) encode() ([]byte, error) {
 		r.Skipped += s.Skipped
 	}
 	r.Time = seconds(time.Since(r.start))
-	var buf bytes.Buffer
-	buf.WriteString(xml.Header)
-	enc := xml.NewEncoder(&buf)
-	enc.Indent("", "  ")
-	if err := enc.Encode(r); err != nil {
-		return nil, err
+	var b bytes.Buffer
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	fmt.Fprintf(&b, "<testsuites name=%s tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%s\">\n",
+		xmlAttr(r.Name), r.Tests, r.Failures, r.Errors, r.Skipped, r.Time)
+	for _, s := range r.Suites {
+		fmt.Fprintf(&b, "  <testsuite name=%s tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%s\" timestamp=\"%s\">\n",
+			xmlAttr(s.Name), s.Tests, s.Failures, s.Errors, s.Skipped, s.Time, s.Timestamp)
+		for _, c := range s.Cases {
+			fmt.Fprintf(&b, "    <testcase name=%s classname=%s time=\"%s\"", xmlAttr(c.Name), xmlAttr(c.Classname), c.Time)
+			if c.Failure == nil && c.Skipped == nil && c.SystemOut == "" && c.SystemErr == "" {
+				b.WriteString("/>\n")
+				continue
+			}
+			b.WriteString(">\n")
+			if p := c.Failure; p != nil {
+				fmt.Fprintf(&b, "      <failure message=%s type=%s>%s</failure>\n", xmlAttr(p.Message), xmlAttr(p.Type), xmlText(p.Text))
+			}
+			if p := c.Skipped; p != nil {
+				fmt.Fprintf(&b, "      <skipped message=%s/>\n", xmlAttr(p.Message))
+			}
+			if c.SystemOut != "" {
+				fmt.Fprintf(&b, "      <system-out>%s</system-out>\n", xmlText(c.SystemOut))
+			}
+			if c.SystemErr != "" {
+				fmt.Fprintf(&b, "      <system-err>%s</system-err>\n", xmlText(c.SystemErr))
+			}
+			b.WriteString("    </testcase>\n")
+		}
+		b.WriteString("  </testsuite>\n")
 	}
-	buf.WriteString("\n")
-	return buf.Bytes(), nil
+	b.WriteString("</testsuites>\n")
+	return b.Bytes(), nil
+}
+
+// xmlAttr is s as a quoted XML attribute value.
+func xmlAttr(s string) string { return `"` + xmlEscape(s, true) + `"` }
+
+// xmlText is s as XML character data.
+func xmlText(s string) string { return xmlEscape(s, false) }
+
+// xmlEscape escapes the markup characters of s, and in an attribute the
+// white space an XML reader would fold; a character XML 1.0 cannot hold
+// (most controls, invalid UTF-8) becomes U+FFFD.
+func xmlEscape(s string, attr bool) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '"' && attr:
+			b.WriteString("&quot;")
+		case (r == '\n' || r == '\r' || r == '\t') && attr:
+			fmt.Fprintf(&b, "&#%d;", r)
+		case r == '\r':
+			b.WriteString("&#13;")
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20, r == utf8.RuneError, r >= 0xD800 && r <= 0xDFFF, r == 0xFFFE, r == 0xFFFF:
+			b.WriteRune(utf8.RuneError)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // writeJUnit writes the report of --junit, when asked for; a command that

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -420,10 +419,48 @@ type translator struct {
 	im                           *Imported
 }
 
-var (
-	braceRef  = regexp.MustCompile(`\$\{([^}]*)\}`)
-	dollarRef = regexp.MustCompile(`\$([A-Za-z_][A-Za-z0-9_]*)`)
-)
+// replaceRefs replaces each ${…} reference of v by what repl makes of
+// it (given the whole reference and what is between the braces).
+func replaceRefs(v string, repl func(ref, inner string) string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(v, "${")
+		if i < 0 {
+			b.WriteString(v)
+			return b.String()
+		}
+		j := strings.IndexByte(v[i:], '}')
+		if j < 0 {
+			b.WriteString(v)
+			return b.String()
+		}
+		b.WriteString(v[:i])
+		b.WriteString(repl(v[i:i+j+1], v[i+2:i+j]))
+		v = v[i+j+1:]
+	}
+}
+
+// bracedDollars writes each $NAME of v as ${NAME}.
+func bracedDollars(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] != '$' {
+			b.WriteByte(v[i])
+			continue
+		}
+		j := i + 1
+		for j < len(v) && (v[j] == '_' || v[j] >= 'A' && v[j] <= 'Z' || v[j] >= 'a' && v[j] <= 'z' || j > i+1 && v[j] >= '0' && v[j] <= '9') {
+			j++
+		}
+		if j == i+1 {
+			b.WriteByte('$')
+			continue
+		}
+		b.WriteString("${" + v[i+1:j] + "}")
+		i = j - 1
+	}
+	return b.String()
+}
 
 // vars translates the references in one value of field.
 func (t *translator) vars(field, v string) string {
@@ -433,7 +470,7 @@ func (t *translator) vars(field, v string) string {
 	case ClientGemini:
 		// $VAR and ${VAR} (Gemini CLI expands both).
 		if strings.Contains(v, "$") && !strings.Contains(v, "${") {
-			return dollarRef.ReplaceAllString(v, "$${$1}")
+			return bracedDollars(v)
 		}
 		return v
 	case ClientCursor, ClientVSCode, ClientWindsurf:
@@ -443,8 +480,7 @@ func (t *translator) vars(field, v string) string {
 		}
 		return v
 	}
-	return braceRef.ReplaceAllStringFunc(v, func(ref string) string {
-		inner := ref[2 : len(ref)-1]
+	return replaceRefs(v, func(ref, inner string) string {
 		kind, arg, _ := strings.Cut(inner, ":")
 		switch {
 		case kind == "env" && validVarName(arg):
