@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/png"
 	"io"
 	"os"
 	"os/exec"
@@ -690,5 +691,23 @@ func TestChildCrash(t *testing.T) {
 	code, _, stderr = runChild(t, []string{"--exit-at-start"})
 	if code != 1 || stderr == "" {
 		t.Errorf("exit-at-start: code %d", code)
+	}
+}
+
+// TestDemoPNG: the written-out PNG decodes to an 8×8 square of 0x2060c0.
+func TestDemoPNG(t *testing.T) {
+	img, err := png.Decode(bytes.NewReader(demoPNG()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 8 || b.Dy() != 8 {
+		t.Fatalf("bounds %v", b)
+	}
+	for y := 0; y < 8; y++ {
+		for x := 0; x < 8; x++ {
+			if r, g, b, a := img.At(x, y).RGBA(); r>>8 != 0x20 || g>>8 != 0x60 || b>>8 != 0xc0 || a>>8 != 0xff {
+				t.Fatalf("pixel %d,%d is %x %x %x %x", x, y, r, g, b, a)
+			}
+		}
 	}
 }
