@@ -4,7 +4,8 @@
 # stops the run:
 #
 #   1. scripts/deps.sh: the test peers (Node 22, the conformance suite,
-#      server-everything, the TypeScript SDK) into .deps/
+#      server-everything, the TypeScript SDK) into .deps/; then
+#      scripts/chromium.sh: Debian's chromium for the real-browser test
 #   2. gofmt: no unformatted Go file
 #   3. go vet ./...
 #   4. CGO_ENABLED=0 go build -o mcpwire .   (the static binary)
@@ -32,6 +33,17 @@ step() {
 
 step "deps"
 bash scripts/deps.sh
+
+step "chromium"
+# The real-browser login test (cli/browser_test.go) needs Debian's
+# chromium; scripts/chromium.sh installs it with apt-get as root. In CI a
+# failure stops the run; elsewhere the test skips.
+if ! bash scripts/chromium.sh; then
+	if [[ "${CI:-}" == "true" ]]; then
+		exit 1
+	fi
+	echo "chromium: not installed; the real-browser test will skip"
+fi
 
 step "gofmt"
 mapfile -t gofiles < <(git ls-files --cached --others --exclude-standard -- '*.go')
