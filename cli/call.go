@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"time"
@@ -152,7 +151,7 @@ func (inv *invocation) printResult(res *protocol.CallToolResult) {
 		inv.printf("%s\n", strings.TrimRight(s, "\n"))
 	}
 	if len(res.Content) == 0 && len(res.StructuredContent) > 0 {
-		inv.printf("%s\n", indentJSON(res.StructuredContent))
+		inv.printf("%s\n", inv.jsonForPeople(res.StructuredContent))
 	}
 	if res.OutputProblem != "" {
 		inv.say("warning: %s\n", safe.Sanitize(res.OutputProblem))
@@ -183,7 +182,7 @@ func (e *events) emit(v map[string]any) {
 		return // a late notification (e.g. on an HTTP GET stream) after the result
 	}
 	e.done = v["event"] == "result"
-	io.WriteString(e.inv.env.Stdout, e.inv.redact(string(b))+"\n")
+	e.inv.env.Stdout.Write(append(e.inv.redactJSON(b), '\n'))
 }
 
 // progress returns the progress callback: an event, or a line on stderr

@@ -268,7 +268,7 @@ func runGet(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	masked, err := config.MaskedJSON(s)
+	def, err := config.ReviewJSON(s)
 	if err != nil {
 		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: err}
 	}
@@ -288,18 +288,48 @@ func runGet(ctx context.Context, inv *invocation, args []string) error {
 			Target     string          `json:"target"`
 			Enabled    bool            `json:"enabled"`
 			Approval   string          `json:"approval"`
+			WorkDir    string          `json:"workDir,omitempty"`
 			Error      string          `json:"error,omitempty"`
+			Warnings   []string        `json:"warnings,omitempty"`
 			Definition rawJSONDocument `json:"definition"`
-		}{1, s.Name, s.Source, s.Scope, s.Type, s.Target(), s.Enabled, state, problem, rawJSONDocument(masked)})
+		}{1, s.Name, s.Source, s.Scope, s.Type, s.Target(), s.Enabled, state, s.WorkDir(), problem, inv.reviewWarnings(s), rawJSONDocument(def)})
 		return nil
 	}
-	inv.printf("%s  %s\n", inv.bold(s.Name), inv.dim(fmt.Sprintf("%s:%d (%s scope)", s.Source, s.Line, s.Scope)))
+	inv.printf("%s  %s\n", inv.bold(safe.Sanitize(s.Name)), inv.dim(fmt.Sprintf("%s:%d (%s scope)", safe.Sanitize(s.Source), s.Line, s.Scope)))
 	inv.printf("  transport: %s\n  target:    %s\n  enabled:   %v\n  approval:  %s\n", s.Type, safe.Sanitize(s.Target()), s.Enabled, state)
 	if problem != "" {
 		inv.printf("  problem:   %s\n", safe.Sanitize(problem))
 	}
-	inv.printf("%s\n", indentJSON(masked))
+	inv.review(inv.printf, s, def)
 	return nil
+}
+
+// reviewWarnings are the warnings of a definition's review, in words:
+// what it loads or sends (config.ReviewWarnings), and secrets of the
+// user's own file too short to be masked in output.
+func (inv *invocation) reviewWarnings(s *config.Server) []string {
+	out := config.ReviewWarnings(s)
+	for _, f := range s.ShortSecrets() {
+		out = append(out, fmt.Sprintf("%s is shorter than %d characters: %s cannot mask it in output (use a longer value, or a ${VAR} reference)", f, safe.MinSecretLen, inv.prog))
+	}
+	return out
+}
+
+// review prints what a person approves: the definition as written
+// (${VAR} unexpanded, literal values in full but the secrets of the
+// user's own file), the folder a stdio server runs in, and warnings.
+func (inv *invocation) review(out func(string, ...any), s *config.Server, def []byte) {
+	out("%s\n", inv.jsonForPeople(def))
+	if s.Type == config.TypeStdio {
+		dir := s.WorkDir()
+		if dir == "" {
+			dir = "the working directory of the program that starts it"
+		}
+		out("  runs in:   %s\n", safe.Sanitize(dir))
+	}
+	for _, w := range inv.reviewWarnings(s) {
+		out("  warning:   %s\n", safe.Sanitize(w))
+	}
 }
 
 // rawJSONDocument embeds JSON bytes as is.
@@ -348,6 +378,11 @@ func (inv *invocation) namedServer(args []string) (s *config.Server, home string
 	if err != nil {
 		return nil, "", err
 	}
+	return inv.findServer(pos)
+}
+
+// findServer finds the server named by the one word of pos.
+func (inv *invocation) findServer(pos []string) (s *config.Server, home string, err error) {
 	if len(pos) != 1 {
 		return nil, "", usageErr("%s takes one NAME", inv.cmd.name)
 	}
@@ -372,7 +407,105 @@ func (inv *invocation) setEnabled(args []string, on bool) error {
 }
 
 func runApprove(ctx context.Context, inv *invocation, args []string) error {
-	return inv.approval(args, true)
+	fs := newFlagSet("approve")
+	all := fs.Bool("all", false, "approve every definition that is not approved yet (revoked ones excepted), each reviewed on stderr: for CI")
+	project := fs.Bool("project", false, "with --all: only the definitions of the project file (./.mcp.json)")
+	fs.BoolVar(&inv.json, "json", false, "with --all: print one JSON document")
+	pos, _, _, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *all && len(pos) > 0:
+		return usageErr("approve takes one NAME, or --all")
+	case *all:
+		return inv.approveAll(*project)
+	case *project:
+		return usageErr("--project goes with --all")
+	case inv.json:
+		return usageErr("--json goes with --all")
+	}
+	return inv.approval(pos, true)
+}
+
+// approvedEntry is one definition in `approve --all --json`.
+type approvedEntry struct {
+	Name     string   `json:"name"`
+	Source   string   `json:"source"`
+	Scope    string   `json:"scope"`
+	Result   string   `json:"result"` // approved, already approved, skipped, failed
+	Reason   string   `json:"reason,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// approveAll approves every definition (of the project file only, with
+// project) that is not approved yet, printing the review of each on
+// stderr, as `approve NAME` does. Revoked definitions are left revoked (a
+// revoke was a decision; approve one by name to undo it). It fails (exit
+// 3) when any could not be approved.
+func (inv *invocation) approveAll(project bool) error {
+	cfg, home, err := inv.loadConfig()
+	if err != nil {
+		return err
+	}
+	ap, err := config.OpenApprovals(home)
+	if err != nil {
+		return inv.approvalsUnavailable("", home, err)
+	}
+	var entries []approvedEntry
+	failed := 0
+	for _, s := range cfg.Servers {
+		if project && s.Scope != config.ScopeProject {
+			continue
+		}
+		e := approvedEntry{Name: s.Name, Source: s.Source, Scope: s.Scope}
+		switch st := ap.State(s); {
+		case st == config.Approved:
+			e.Result = "already approved"
+		case st == config.Revoked:
+			e.Result, e.Reason = "skipped", "revoked; approve it by name to run it again: "+inv.suggest("approve", s.Name)
+		default:
+			def, err := config.ReviewJSON(s)
+			if err == nil {
+				inv.eprintf("approving %s from %s (%s scope):\n", safe.Sanitize(s.Name), safe.Sanitize(s.Source), s.Scope)
+				inv.review(inv.eprintf, s, def)
+				err = ap.Approve(s)
+			}
+			if err != nil {
+				e.Result, e.Reason = "failed", safe.Sanitize(err.Error())
+				failed++
+			} else {
+				e.Result = "approved"
+				e.Warnings = inv.reviewWarnings(s)
+			}
+		}
+		entries = append(entries, e)
+	}
+	if inv.json {
+		inv.writeJSON(struct {
+			Schema  int             `json:"schema"`
+			OK      bool            `json:"ok"`
+			Servers []approvedEntry `json:"servers"`
+		}{1, failed == 0, entries})
+	} else {
+		for _, e := range entries {
+			line := fmt.Sprintf("%s %s (%s)", e.Result, safe.Sanitize(e.Name), safe.Sanitize(e.Source))
+			if e.Reason != "" {
+				line += ": " + e.Reason
+			}
+			inv.printf("%s\n", line)
+		}
+		if len(entries) == 0 {
+			inv.printf("no definitions to approve (looked in %s)\n", configPaths(cfg))
+		}
+	}
+	if failed > 0 {
+		inv.exit = ExitConfig
+		if !inv.json {
+			inv.say("error: %d definition(s) could not be approved\n", failed)
+		}
+	}
+	return nil
 }
 
 func runRevoke(ctx context.Context, inv *invocation, args []string) error {
@@ -380,7 +513,14 @@ func runRevoke(ctx context.Context, inv *invocation, args []string) error {
 }
 
 func (inv *invocation) approval(args []string, approve bool) error {
-	s, home, err := inv.namedServer(args)
+	var s *config.Server
+	var home string
+	var err error
+	if approve {
+		s, home, err = inv.findServer(args) // runApprove parsed the flags
+	} else {
+		s, home, err = inv.namedServer(args)
+	}
 	if err != nil {
 		return err
 	}
@@ -397,8 +537,12 @@ func (inv *invocation) approval(args []string, approve bool) error {
 		inv.printf("revoked %s (%s)\n", s.Name, s.Source)
 		return nil
 	}
-	masked, _ := config.MaskedJSON(s)
-	inv.eprintf("approving %s from %s:\n%s\n", s.Name, s.Source, indentJSON(masked))
+	def, err := config.ReviewJSON(s)
+	if err != nil {
+		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err}
+	}
+	inv.eprintf("approving %s from %s (%s scope):\n", safe.Sanitize(s.Name), safe.Sanitize(s.Source), s.Scope)
+	inv.review(inv.eprintf, s, def)
 	if err := ap.Approve(s); err != nil {
 		f := &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err}
 		var se *config.StaleError

@@ -14,21 +14,24 @@ import (
 
 // Sentinels: distinctive values that must never appear in any output.
 const (
-	sentEnv      = "SENTINEL-envvalue-4b1f9e"
-	sentDiesEnv  = "SENTINEL-diesenv-8c2d7a"
-	sentVar      = "SENTINEL-expanded-5e6f1b"
-	sentHeader   = "SENTINEL-headervalue-2a9c3d"
-	sentBearer   = "SENTINEL-bearer-7d4e0f"
-	sentRefused  = "SENTINEL-refusedbearer-1c8b6a"
-	sentAdHoc    = "SENTINEL-adhocheader-9f3e2b"
-	sentAddEnv   = "SENTINEL-addenv-6a7b8c"
-	sentAddHdr   = "SENTINEL-addheader-3d2c1b"
-	sentProjEnv  = "SENTINEL-projectenv-0e9d8c"
-	sentInArgEnv = "SENTINEL-dollarvar-4c3b2a"
+	sentEnv     = "SENTINEL-envvalue-4b1f9e"
+	sentDiesEnv = "SENTINEL-diesenv-8c2d7a"
+	sentVar     = "SENTINEL-expanded-5e6f1b"
+	sentHeader  = "SENTINEL-headervalue-2a9c3d"
+	sentBearer  = "SENTINEL-bearer-7d4e0f"
+	sentRefused = "SENTINEL-refusedbearer-1c8b6a"
+	sentAdHoc   = "SENTINEL-adhocheader-9f3e2b"
+	sentAddEnv  = "SENTINEL-addenv-6a7b8c"
+	sentAddHdr  = "SENTINEL-addheader-3d2c1b"
+	// A project file's own text is not a secret (issue 11, item 8): the
+	// review shows it in full, so these are not sentinels.
+	projEnv   = "PROJECT-literal-0e9d8c"
+	projDflt  = "PROJECT-default-4c3b2a"
+	projEnvIn = "${MCPWIRE_SECRET_VAR:-" + projDflt + "}"
 )
 
 var sentinels = []string{sentEnv, sentDiesEnv, sentVar, sentHeader, sentBearer, sentRefused,
-	sentAdHoc, sentAddEnv, sentAddHdr, sentProjEnv, sentInArgEnv}
+	sentAdHoc, sentAddEnv, sentAddHdr}
 
 // TestSecretsNeverShown runs every command on definitions that hold
 // sentinel secrets (env values, header values, bearer tokens, an expanded
@@ -60,7 +63,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	writeJSON(t, filepath.Join(r.home, ".mcp.json"), user)
 	writeJSON(t, filepath.Join(r.dir, ".mcp.json"), map[string]any{"mcpServers": map[string]any{
 		"proj": map[string]any{"command": r.bin, "args": []string{"serve-demo", "--print-env", "--crash-on-first-call"},
-			"env": map[string]string{"PROJ_ENV": sentProjEnv, "ALSO": "${MCPWIRE_SECRET_VAR:-" + sentInArgEnv + "}"}},
+			"env": map[string]string{"PROJ_ENV": projEnv, "ALSO": projEnvIn}},
 	}})
 
 	var runs []*result
@@ -119,6 +122,11 @@ func TestSecretsNeverShown(t *testing.T) {
 	// The server's printed environment did pass through, masked.
 	if res := check(r.run(t, "test", "--verbose", "live")).want(t, 0); !strings.Contains(res.stderr, "SECRET_ENV=") {
 		t.Errorf("--verbose did not copy the server's stderr:\n%s", res)
+	}
+	// The review shows a project's definition as written: its literal
+	// values in full, references unexpanded (issue 11, item 5).
+	if res := check(r.run(t, "get", "proj")).want(t, 0); !strings.Contains(res.stdout, projEnv) || !strings.Contains(res.stdout, projEnvIn) {
+		t.Errorf("get does not show the project's definition as written:\n%s", res)
 	}
 	// The failing ones failed with their own error.
 	check(r.run(t, "test", "dies")).want(t, 1)

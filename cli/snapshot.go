@@ -97,7 +97,7 @@ func runSnapshot(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return fail(ExitServer, "internal", err)
 	}
-	data = []byte(inv.redact(string(data)))
+	data = inv.redactJSON(data)
 	if out == "" || out == "-" {
 		_, err := inv.env.Stdout.Write(data)
 		inv.wroteJSON = true

@@ -44,7 +44,7 @@ func newInvocation(env Env, cmd *command) *invocation {
 // say writes a message of the program on stderr: its name, then the
 // message (secrets masked).
 func (inv *invocation) say(format string, args ...any) {
-	inv.eprintf("%s: %s", inv.prog, fmt.Sprintf(format, args...))
+	io.WriteString(inv.env.Stderr, inv.prog+": "+fmt.Sprintf(format, inv.redactArgs(args)...))
 }
 
 // suggest is the command line that runs this program with words, for a
@@ -69,23 +69,91 @@ func shellQuote(w string) string {
 	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
-// addSecrets registers values that must never be printed.
+// ourWords are words mcpwire prints as values of its own (states,
+// scopes, transports): never masked, whatever a definition holds. A value
+// that is one of them is no secret worth the name, and masking it would
+// garble every table.
+var ourWords = map[string]bool{
+	"approved": true, "never approved": true, "revoked": true, "changed": true, "invalid record": true,
+	"approvals unavailable": true, "user": true, "project": true, "stdio": true, "http": true, "sse": true,
+	"disabled": true, "needs approval": true, "needs login": true, "idle": true, "connecting": true,
+	"connected": true, "failed": true, "true": true, "false": true, "null": true, "none": true, "tools": true,
+	"schema": true, "error": true, "warning": true, "hint": true, "mcpwire": true, "unknown": true,
+}
+
+// addSecrets registers values that must never be printed (but ourWords).
 func (inv *invocation) addSecrets(values ...string) {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
-	inv.secrets = append(inv.secrets, values...)
+	for _, v := range values {
+		if !ourWords[strings.ToLower(strings.TrimSpace(v))] {
+			inv.secrets = append(inv.secrets, v)
+		}
+	}
 	inv.masker = nil // built again, once, when next needed
 }
 
-// redact masks every registered secret in s.
-func (inv *invocation) redact(s string) string {
+// redactor returns the redactor of the registered secrets.
+func (inv *invocation) redactor() *safe.Redactor {
 	inv.mu.Lock()
+	defer inv.mu.Unlock()
 	if inv.masker == nil && len(inv.secrets) > 0 {
 		inv.masker = safe.NewRedactor(inv.secrets...)
 	}
-	m := inv.masker
-	inv.mu.Unlock()
-	return m.Redact(s)
+	return inv.masker
+}
+
+// redact masks every registered secret in s, in every form.
+func (inv *invocation) redact(s string) string { return inv.redactor().Redact(s) }
+
+// redactJSON masks every registered secret in the string values of a JSON
+// text, never in its keys or structure.
+func (inv *invocation) redactJSON(b []byte) []byte { return inv.redactor().RedactJSON(b) }
+
+// masked is text whose secrets are masked already (JSON through
+// redactJSON, whose keys must stay): redactArgs passes it as it is.
+type masked string
+
+// jsonForPeople is raw JSON indented for a person: secrets masked in its
+// values (never its keys), then sanitized.
+func (inv *invocation) jsonForPeople(raw []byte) masked {
+	return masked(indentJSON(inv.redactJSON(raw)))
+}
+
+// redactArgs masks secrets in the values given to a format, never in the
+// format itself: mcpwire's own words are never masked. Numbers and
+// booleans pass as they are; other values are printed and masked.
+func (inv *invocation) redactArgs(args []any) []any {
+	r := inv.redactor()
+	if r.Empty() {
+		return args
+	}
+	out := make([]any, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case masked:
+			out[i] = string(v)
+		case string:
+			out[i] = r.Redact(v)
+		case error:
+			out[i] = r.Redact(v.Error())
+		case fmt.Stringer:
+			out[i] = r.Redact(v.String())
+		case []string:
+			m := make([]string, len(v))
+			for j, x := range v {
+				m[j] = r.Redact(x)
+			}
+			out[i] = m
+		case []byte:
+			out[i] = r.Redact(string(v))
+		case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64, bool, nil:
+			out[i] = v
+		default:
+			out[i] = r.Redact(fmt.Sprint(v))
+		}
+	}
+	return out
 }
 
 // colour says whether people get colour: a terminal and no NO_COLOR.
@@ -106,14 +174,14 @@ func (inv *invocation) green(s string) string { return inv.paint("32", s) }
 func (inv *invocation) red(s string) string   { return inv.paint("31", s) }
 func (inv *invocation) dim(s string) string   { return inv.paint("2", s) }
 
-// printf writes to stdout, secrets masked.
+// printf writes to stdout, secrets masked in args (never in format).
 func (inv *invocation) printf(format string, args ...any) {
-	io.WriteString(inv.env.Stdout, inv.redact(fmt.Sprintf(format, args...)))
+	io.WriteString(inv.env.Stdout, fmt.Sprintf(format, inv.redactArgs(args)...))
 }
 
-// eprintf writes to stderr, secrets masked.
+// eprintf writes to stderr, secrets masked in args (never in format).
 func (inv *invocation) eprintf(format string, args ...any) {
-	io.WriteString(inv.env.Stderr, inv.redact(fmt.Sprintf(format, args...)))
+	io.WriteString(inv.env.Stderr, fmt.Sprintf(format, inv.redactArgs(args)...))
 }
 
 // writeJSON prints v as the command's one JSON document, with "schema": 1
@@ -130,7 +198,7 @@ func (inv *invocation) writeJSON(v any) {
 	if !bytes.HasPrefix(out, []byte(`{`+"\n"+`  "schema": 1`)) {
 		out = bytes.Replace(out, []byte("{\n"), []byte("{\n  \"schema\": 1,\n"), 1)
 	}
-	io.WriteString(inv.env.Stdout, inv.redact(string(out)))
+	inv.env.Stdout.Write(inv.redactJSON(out))
 	inv.wroteJSON = true
 }
 
@@ -195,6 +263,11 @@ func (inv *invocation) table(rows [][]string) {
 	if len(rows) == 0 {
 		return
 	}
+	for _, r := range rows {
+		for i, c := range r {
+			r[i] = inv.redact(c)
+		}
+	}
 	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {
@@ -217,7 +290,7 @@ func (inv *invocation) table(rows [][]string) {
 			b.WriteString(cell)
 			b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
 		}
-		inv.printf("%s\n", strings.TrimRight(b.String(), " "))
+		io.WriteString(inv.env.Stdout, strings.TrimRight(b.String(), " ")+"\n")
 	}
 }
 

@@ -57,6 +57,17 @@ func (s *Server) ExpandLookup(lookup func(string) (string, bool)) (*Expanded, er
 	if lookup == nil {
 		lookup = func(string) (string, bool) { return "", false }
 	}
+	// Every value taken from the environment is recorded: it is a secret,
+	// whatever the file (Server.Secrets).
+	vars := map[string]string{}
+	envLookup := lookup
+	lookup = func(k string) (string, bool) {
+		v, ok := envLookup(k)
+		if ok && v != "" {
+			vars[k] = v
+		}
+		return v, ok
+	}
 	var firstErr error
 	exp := func(field, v string) string {
 		out, p := expandString(v, lookup)
@@ -65,7 +76,7 @@ func (s *Server) ExpandLookup(lookup func(string) (string, bool)) (*Expanded, er
 		}
 		return out
 	}
-	x := &Expanded{}
+	x := &Expanded{Vars: vars}
 	x.Command = exp("command", s.Command)
 	for i, a := range s.Args {
 		x.Args = append(x.Args, exp(fmt.Sprintf("args[%d]", i), a))

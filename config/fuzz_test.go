@@ -40,8 +40,8 @@ func FuzzLoad(f *testing.F) {
 					t.Fatalf("expansion with every variable set failed: %v", err)
 				}
 			}
-			if _, err := MaskedJSON(s); err != nil {
-				t.Fatalf("MaskedJSON: %v", err)
+			if _, err := ReviewJSON(s); err != nil {
+				t.Fatalf("ReviewJSON: %v", err)
 			}
 		}
 	})

@@ -1,8 +1,7 @@
 package config
 
 import (
-	"bytes"
-	"encoding/json"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -10,24 +9,52 @@ import (
 	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
-// Secrets returns every secret of the definition, as written and as
-// expanded: env values, header values, the credential of each header value
-// ("Bearer <token>" gives the token too), the OAuth client secret, and the
-// values of the URL's query. Arguments are not secrets (they show in
-// process lists anyway); put secrets in env or headers.
-func (s *Server) Secrets() []string {
-	var out []string
-	add := func(v string) {
+// A Secret is one value of a definition that must never be printed, and
+// the field it is the value of ("env.TOKEN", "headers.Authorization",
+// "oauth.client_secret", "url", or "${VAR}" for a variable's value).
+type Secret struct {
+	Field string
+	Value string
+}
+
+// notSecretVars are environment variables whose values are never secrets
+// and are part of ordinary output (every path under the home folder):
+// their values are not masked when a definition uses them.
+var notSecretVars = map[string]bool{
+	"HOME": true, "USER": true, "LOGNAME": true, "USERNAME": true, "PWD": true, "OLDPWD": true,
+	"TMPDIR": true, "TMP": true, "TEMP": true, "PATH": true, "SHELL": true, "TERM": true, "LANG": true,
+	"TZ": true, "HOSTNAME": true, "USERPROFILE": true, "APPDATA": true, "LOCALAPPDATA": true,
+	"XDG_CONFIG_HOME": true, "XDG_DATA_HOME": true, "XDG_CACHE_HOME": true, "XDG_RUNTIME_DIR": true,
+}
+
+// SecretValues returns the secrets of the definition. Who decides what is
+// a secret matters: a project file is someone else's text, and must not be
+// able to hide its own text or mask mcpwire's words. So the secrets are:
+//
+//   - the values that ${VAR} references took from the environment (not
+//     their defaults, which the file wrote), in any field of any file,
+//     except variables that are never secrets (HOME, USER, PATH, TMPDIR,
+//     …);
+//   - in the user's own home file (ScopeUser) only: env values, header
+//     values and the credential after their scheme word ("Bearer <t>"
+//     gives <t> too), the OAuth client secret, and the URL's query values
+//     and password, as written and as expanded.
+//
+// Nothing else of a project file is a secret. Arguments are not secrets
+// (they show in process lists anyway).
+func (s *Server) SecretValues() []Secret {
+	var out []Secret
+	add := func(field, v string) {
 		v = strings.TrimSpace(v)
-		if v == "" {
+		if v == "" || strings.Contains(v, "${") && s.Expanded == nil {
 			return
 		}
-		out = append(out, v)
+		out = append(out, Secret{field, v})
 		// "Bearer <token>", "Basic <credentials>", "token <t>": the
 		// credential alone too.
 		if _, cred, ok := strings.Cut(v, " "); ok {
 			if cred = strings.TrimSpace(cred); cred != "" {
-				out = append(out, cred)
+				out = append(out, Secret{field, cred})
 			}
 		}
 	}
@@ -38,34 +65,71 @@ func (s *Server) Secrets() []string {
 		}
 		for _, vs := range u.Query() {
 			for _, v := range vs {
-				add(v)
+				add("url", v)
 			}
 		}
 		if p, ok := u.User.Password(); ok {
-			add(p)
+			add("url", p)
 		}
 	}
-	for _, v := range s.Env {
-		add(v)
+	user := s.Scope == ScopeUser
+	if user {
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+			if !strings.Contains(s.Env[k], "${") {
+				add("env."+k, s.Env[k])
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
+			if !strings.Contains(s.Headers[k], "${") {
+				add("headers."+k, s.Headers[k])
+			}
+		}
+		if s.OAuth != nil && !strings.Contains(s.OAuth.ClientSecret, "${") {
+			add("oauth.client_secret", s.OAuth.ClientSecret)
+		}
+		if !strings.Contains(s.URL, "${") {
+			addURL(s.URL)
+		}
 	}
-	for _, v := range s.Headers {
-		add(v)
-	}
-	if s.OAuth != nil {
-		add(s.OAuth.ClientSecret)
-	}
-	addURL(s.URL)
 	if x := s.Expanded; x != nil {
-		for _, v := range x.Env {
-			add(v)
+		for _, name := range slices.Sorted(maps.Keys(x.Vars)) {
+			if !notSecretVars[name] {
+				out = append(out, Secret{"${" + name + "}", x.Vars[name]})
+			}
 		}
-		for _, v := range x.Headers {
-			add(v)
+		if user {
+			for _, k := range slices.Sorted(maps.Keys(x.Env)) {
+				add("env."+k, x.Env[k])
+			}
+			for _, k := range slices.Sorted(maps.Keys(x.Headers)) {
+				add("headers."+k, x.Headers[k])
+			}
+			addURL(x.URL)
 		}
-		addURL(x.URL)
+	}
+	return out
+}
+
+// Secrets returns the values of [Server.SecretValues], sorted, each once.
+func (s *Server) Secrets() []string {
+	var out []string
+	for _, sv := range s.SecretValues() {
+		out = append(out, sv.Value)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// ShortSecrets returns the fields whose secret is too short for a
+// redactor to mask (safe.TooShort): `get` and `doctor` warn about them.
+func (s *Server) ShortSecrets() []string {
+	var out []string
+	for _, sv := range s.SecretValues() {
+		if safe.TooShort(sv.Value) && !slices.Contains(out, sv.Field) {
+			out = append(out, sv.Field)
+		}
+	}
+	return out
 }
 
 // Redactor returns a Redactor for the secrets of every server of c.
@@ -75,64 +139,4 @@ func (c *Config) Redactor() *safe.Redactor {
 		all = append(all, s.Secrets()...)
 	}
 	return safe.NewRedactor(all...)
-}
-
-// MaskedJSON returns s's entry as written, indented, with every env value,
-// header value and the OAuth client secret replaced by "***", and the URL
-// reduced to scheme://host:port/path (plus "?***" when it had a query):
-// what `mcpwire get` shows. Unknown fields are kept as written.
-func MaskedJSON(s *Server) ([]byte, error) {
-	root, err := parseJSON(s.Raw)
-	if err != nil {
-		return nil, err
-	}
-	type edit struct {
-		start, end int
-		text       []byte
-	}
-	var edits []edit
-	mask := []byte(`"` + safe.Mask + `"`)
-	maskValues := func(n *jnode) {
-		if n.kind != '{' {
-			edits = append(edits, edit{n.start, n.end, mask})
-			return
-		}
-		for _, m := range n.members {
-			edits = append(edits, edit{m.val.start, m.val.end, mask})
-		}
-	}
-	if root.kind == '{' {
-		for _, m := range root.members {
-			switch m.key {
-			case "env", "headers":
-				maskValues(m.val)
-			case "oauth":
-				if m.val.kind == '{' {
-					for _, o := range m.val.members {
-						if o.key == "client_secret" {
-							edits = append(edits, edit{o.val.start, o.val.end, mask})
-						}
-					}
-				}
-			case "url", "httpUrl", "serverUrl":
-				if m.val.kind == '"' {
-					shown := safe.RedactURL(m.val.str)
-					if strings.ContainsAny(m.val.str, "?#") {
-						shown += "?" + safe.Mask
-					}
-					edits = append(edits, edit{m.val.start, m.val.end, marshalString(shown)})
-				}
-			}
-		}
-	}
-	out := s.Raw
-	slices.SortFunc(edits, func(a, b edit) int { return b.start - a.start })
-	for _, e := range edits {
-		out = splice(out, e.start, e.end, e.text)
-	}
-	var b bytes.Buffer
-	if err := json.Indent(&b, out, "", "  "); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }

@@ -112,6 +112,11 @@ type Expanded struct {
 	URL     string
 	Headers map[string]string // headers, with envHeaders and bearerTokenEnvVar
 	Roots   []string          // absolute
+	// Vars are the variables whose values the expansion took from the
+	// environment (not from a default), by name: ${VAR} references,
+	// envVars, envHeaders, bearerTokenEnvVar. They are secrets, whatever
+	// the file (see [Server.SecretValues]).
+	Vars map[string]string
 }
 
 // WorkDir is the folder a stdio server runs in, as the approval digest
