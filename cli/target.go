@@ -149,7 +149,7 @@ func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, 
 	}
 	opts := &manager.DialOptions{Environ: inv.env.Environ(), Protocol: popts}
 	if tf.verbose {
-		opts.Stderr = &redactingWriter{inv: inv, w: inv.env.Stderr}
+		opts.Stderr = inv.stderrRelay()
 	}
 	if spec.Transport != "stdio" {
 		opts.HTTPClient = inv.authClient(t)
@@ -233,13 +233,30 @@ func (inv *invocation) serverFailure(t *target, err error) error {
 	return f
 }
 
-// redactingWriter masks secrets in what passes through it.
-type redactingWriter struct {
-	inv *invocation
-	w   interface{ Write([]byte) (int, error) }
+// A relay copies a server's stderr to ours as it comes (--verbose):
+// secrets masked as a stream, so that one split across two reads is still
+// masked, then sanitized.
+type relay struct {
+	text *safe.TextWriter
+	red  *safe.Writer
 }
 
-func (r *redactingWriter) Write(p []byte) (int, error) {
-	_, err := r.w.Write([]byte(safe.SanitizeText(r.inv.redact(string(p)))))
-	return len(p), err
+func (r *relay) Write(p []byte) (int, error) { return r.red.Write(p) }
+
+// Flush writes what the relay holds back (the start of what may be a
+// secret, an incomplete character).
+func (r *relay) Flush() {
+	r.red.Flush()
+	r.text.Flush()
+}
+
+// stderrRelay returns a relay to our stderr, with the secrets known now;
+// finish flushes it.
+func (inv *invocation) stderrRelay() *relay {
+	text := safe.NewTextWriter(inv.env.Stderr)
+	r := &relay{text: text, red: safe.NewWriter(text, inv.redactor())}
+	inv.mu.Lock()
+	inv.relays = append(inv.relays, r)
+	inv.mu.Unlock()
+	return r
 }

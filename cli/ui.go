@@ -35,6 +35,7 @@ type invocation struct {
 	mu      sync.Mutex
 	secrets []string
 	masker  *safe.Redactor // nil until needed after the secrets changed
+	relays  []*relay       // stderr relays of servers, flushed by finish
 }
 
 func newInvocation(env Env, cmd *command) *invocation {
@@ -214,6 +215,12 @@ type jsonError struct {
 // finish prints a failure (people: stderr lines; scripts: the JSON
 // document too) and returns the exit code.
 func (inv *invocation) finish(ctx context.Context, err error) int {
+	inv.mu.Lock()
+	relays := inv.relays
+	inv.mu.Unlock()
+	for _, r := range relays {
+		r.Flush()
+	}
 	if err == nil {
 		inv.finishJUnit(nil)
 		return inv.exit

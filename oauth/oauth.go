@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
 )
@@ -203,7 +204,9 @@ func postToken(ctx context.Context, c *http.Client, endpoint string, form url.Va
 	}
 	defer drain(resp)
 	if resp.StatusCode != http.StatusOK {
-		return nil, nil, endpointError("token request", endpoint, resp)
+		// An endpoint may echo the request in its error: never the code,
+		// the verifier, the client secret or an assertion.
+		return nil, nil, endpointError("token request", endpoint, resp, requestSecrets(form, auth)...)
 	}
 	data, err := readBody(resp, maxMetadataBody)
 	if err != nil {
@@ -260,25 +263,47 @@ func parseExpiresIn(raw json.RawMessage) (int64, bool) {
 	return 0, false
 }
 
+// secretParams are the request parameters that hold secrets.
+var secretParams = []string{"code", "code_verifier", "client_secret", "client_assertion", "assertion",
+	"refresh_token", "subject_token", "actor_token", "token", "password", "device_code"}
+
+// requestSecrets returns the secrets a request to an endpoint carries:
+// its secret parameters and the client's credentials.
+func requestSecrets(form url.Values, auth clientAuth) []string {
+	out := []string{auth.secret, auth.assertion}
+	for _, k := range secretParams {
+		out = append(out, form[k]...)
+	}
+	return out
+}
+
 // endpointError turns a failed answer into a *TokenError when the body is
-// an OAuth error object, else an *HTTPStatusError.
-func endpointError(op, u string, resp *http.Response) error {
+// an OAuth error object, else an *HTTPStatusError. The error code and
+// description are sanitized, with secrets (what the request carried)
+// masked in every form, then cut short.
+func endpointError(op, u string, resp *http.Response, secrets ...string) error {
 	body, _ := readBody(resp, maxErrorBody)
 	var e struct {
 		Error       string `json:"error"`
 		Description string `json:"error_description"`
 	}
 	if json.Unmarshal(body, &e) == nil && e.Error != "" {
-		return &TokenError{StatusCode: resp.StatusCode, Code: clip(safe.Sanitize(e.Error), 100), Description: clip(safe.Sanitize(e.Description), 300)}
+		r := safe.NewRedactor(secrets...)
+		return &TokenError{StatusCode: resp.StatusCode, Code: clip(safe.Sanitize(r.Redact(e.Error)), 100),
+			Description: clip(safe.Sanitize(r.Redact(e.Description)), 300)}
 	}
 	return &HTTPStatusError{Op: op, URL: safe.RedactURL(u), StatusCode: resp.StatusCode}
 }
 
+// clip cuts s to at most n bytes, on a character boundary.
 func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func jsonCompact(v any) []byte {

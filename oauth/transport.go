@@ -337,7 +337,7 @@ func Revoke(ctx context.Context, client *http.Client, rec *Record) error {
 			continue
 		}
 		if resp.StatusCode != http.StatusOK {
-			errs = append(errs, fmt.Errorf("revoking %s: %w", p[1], endpointError("revoking token", rec.RevocationEndpoint, resp)))
+			errs = append(errs, fmt.Errorf("revoking %s: %w", p[1], endpointError("revoking token", rec.RevocationEndpoint, resp, requestSecrets(form, rec.Client.auth())...)))
 		}
 		drain(resp)
 	}

@@ -70,3 +70,18 @@ func FuzzSanitize(f *testing.F) {
 		}
 	})
 }
+
+func TestTextWriterSplit(t *testing.T) {
+	const text = "é ✓ line\r\nnext \x1b[2J😀 end\r"
+	want := SanitizeText(text)
+	for i := 0; i <= len(text); i++ {
+		var out strings.Builder
+		w := NewTextWriter(&out)
+		w.Write([]byte(text[:i]))
+		w.Write([]byte(text[i:]))
+		w.Flush()
+		if out.String() != want {
+			t.Fatalf("split at %d: %q, want %q", i, out.String(), want)
+		}
+	}
+}
