@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -30,6 +31,9 @@ func toolArgs(words []string, stdin io.Reader, schema json.RawMessage) (map[stri
 		dec.UseNumber()
 		if err := dec.Decode(&args); err != nil || args == nil {
 			return nil, usageErr("arguments are not a JSON object: %v", errOrNull(err))
+		}
+		if err := onlyOne(dec); err != nil {
+			return nil, usageErr("arguments: %v", err)
 		}
 		return args, nil
 	}
@@ -98,12 +102,14 @@ func typed(key, v, typ string) (any, error) {
 		return v, nil
 	case "integer":
 		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
+		if err != nil || !isJSONNumber(v) || strings.ContainsAny(v, ".eE") {
 			return nil, usageErr("argument %s wants an integer, not %q", key, v)
 		}
 		return n, nil
 	case "number":
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
+		// JSON's numbers only: not NaN, Inf, 1_0, 0x10 or .5, which Go
+		// would read.
+		if !isJSONNumber(v) {
 			return nil, usageErr("argument %s wants a number, not %q", key, v)
 		}
 		return json.Number(v), nil
@@ -120,6 +126,58 @@ func typed(key, v, typ string) (any, error) {
 		if err := dec.Decode(&x); err != nil {
 			return nil, usageErr("argument %s wants JSON (%s): %v", key, typ, err)
 		}
+		if err := onlyOne(dec); err != nil {
+			return nil, usageErr("argument %s: %v", key, err)
+		}
 		return x, nil
 	}
+}
+
+// onlyOne says whether a decoder that read one JSON value has nothing but
+// white space after it.
+func onlyOne(dec *json.Decoder) error {
+	var extra any
+	if err := dec.Decode(&extra); err != io.EOF {
+		return errors.New("text after the JSON value; give one JSON value")
+	}
+	return nil
+}
+
+// isJSONNumber reports whether v is a number as JSON writes one:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func isJSONNumber(v string) bool {
+	i := 0
+	digits := func() int {
+		n := 0
+		for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(v) && v[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(v) && v[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(v) && v[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		if i < len(v) && (v[i] == '+' || v[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(v)
 }

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +16,23 @@ import (
 
 func runRead(ctx context.Context, inv *invocation, args []string) error {
 	var out string
+	var force bool
 	r, err := inv.openSession(ctx, "read", args, func(fs *flagSetT) {
-		fs.StringVar(&out, "out", "", "write the contents (text or binary) to FILE")
-	}, nArgs(1, "read takes one URI"))
+		fs.StringVar(&out, "out", "", "write the contents (text or binary) to FILE, atomically; never through a symbolic link")
+		fs.BoolVar(&force, "force", false, "with --out: replace FILE when it exists")
+	}, func(rest []string) error {
+		if err := nArgs(1, "read takes one URI")(rest); err != nil {
+			return err
+		}
+		if out != "" && !filepath.IsAbs(out) {
+			out = filepath.Join(inv.env.Dir, out)
+		}
+		// Refuse before anything is asked of the server.
+		if _, err := os.Lstat(out); out != "" && !force && err == nil {
+			return usageErr("--out %s: the file exists; give --force to replace it", out)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -27,9 +43,6 @@ func runRead(ctx context.Context, inv *invocation, args []string) error {
 		return inv.serverFailure(t, conn.Explain(manager.PhaseCall, err))
 	}
 	if out != "" {
-		if !filepath.IsAbs(out) {
-			out = filepath.Join(inv.env.Dir, out)
-		}
 		var data []byte
 		for i := range res.Contents {
 			b, err := res.Contents[i].Bytes()
@@ -38,8 +51,18 @@ func runRead(ctx context.Context, inv *invocation, args []string) error {
 			}
 			data = append(data, b...)
 		}
-		if err := os.WriteFile(out, data, 0o644); err != nil {
-			return fail(ExitServer, manager.PhaseCall, fmt.Errorf("writing %s: %v", out, err))
+		// Whole or not at all, and never through a symbolic link: without
+		// --force nothing may be at out (a link included); with it, what is
+		// there is replaced, never followed.
+		write := safe.WriteNew
+		if force {
+			write = safe.WriteAtomic
+		}
+		if err := write(out, data, 0o644); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return usageErr("--out %s: the file exists; give --force to replace it", out)
+			}
+			return fail(ExitServer, manager.PhaseCall, err)
 		}
 	}
 	if inv.json {
