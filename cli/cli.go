@@ -15,7 +15,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // Exit codes, documented and stable.
@@ -172,9 +171,11 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	name := args[0]
 	switch name {
-	case "-h", "-help", "--help", "help":
+	case "-h", "-help", "--help":
 		usage(env.Stdout, env.Program)
 		return ExitOK
+	case "help":
+		return runHelp(ctx, env, args[1:])
 	case "--version", "-version":
 		name = "version"
 	}
@@ -183,11 +184,13 @@ func Main(ctx context.Context, args []string, env Env) int {
 			continue
 		}
 		inv := newInvocation(env, c)
+		inv.wantJSON = wantsJSON(args[1:])
 		err := c.run(ctx, inv, args[1:])
 		return inv.finish(ctx, err)
 	}
-	fmt.Fprintf(env.Stderr, "%[1]s: error: unknown command %[2]q\n%[1]s: hint: run '%[1]s help' for the list of commands\n", env.Program, safe.Sanitize(name))
-	return ExitUsage
+	inv := newInvocation(env, &command{name: name})
+	inv.wantJSON = wantsJSON(args[1:])
+	return inv.finish(ctx, inv.unknownCommand(name))
 }
 
 // takeHome removes --home DIR (or --home=DIR) from args, wherever it

@@ -41,8 +41,13 @@ func (c *command) flagsOf() []flagInfo {
 	if err := c.run(ctx, inv, []string{"-h"}); !errors.As(err, &hr) {
 		return nil
 	}
+	return collectFlags(hr.fs)
+}
+
+// collectFlags describes the flags of fs, sorted by name.
+func collectFlags(fs *flag.FlagSet) []flagInfo {
 	var out []flagInfo
-	hr.fs.VisitAll(func(f *flag.Flag) {
+	fs.VisitAll(func(f *flag.Flag) {
 		value, usage := flag.UnquoteUsage(f)
 		if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
 			value = ""

@@ -31,7 +31,7 @@ func parseArgs(fs *flag.FlagSet, args []string) (pos, tail []string, hasTail boo
 			if err == flag.ErrHelp {
 				return nil, nil, false, &helpRequest{fs: fs}
 			}
-			return nil, nil, false, usageErr("%v", err)
+			return nil, nil, false, flagFailure(fs, err)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -40,6 +40,32 @@ func parseArgs(fs *flag.FlagSet, args []string) (pos, tail []string, hasTail boo
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// flagFailure turns the flag package's error into a usage failure that
+// names the flag as typed (--name) and, for an unknown one, the flag
+// most likely meant.
+func flagFailure(fs *flag.FlagSet, err error) *failure {
+	msg := err.Error()
+	dashed := func(n string) string {
+		if len(n) == 1 {
+			return "-" + n
+		}
+		return "--" + n
+	}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		f := usageErr("unknown flag %s", dashed(name))
+		var names []string
+		fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+		if c := closest(name, names); c != "" {
+			f.hints = append(f.hints, "did you mean "+dashed(c)+"?")
+		}
+		return f
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return usageErr("%s needs a value", dashed(name))
+	}
+	return usageErr("%s", strings.Replace(msg, " for flag -", " for --", 1))
 }
 
 // listFlag is a repeatable string flag.

@@ -303,36 +303,3 @@ func (inv *invocation) printImport(rep *importReport) {
 	}
 }
 
-// closest returns the word of words nearest to w (by edit distance), when
-// it is near enough to be what was meant; "" otherwise.
-func closest(w string, words []string) string {
-	best, bestD := "", len(w)/2+2
-	for _, c := range words {
-		if d := editDistance(strings.ToLower(w), strings.ToLower(c)); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, by runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}

@@ -27,6 +27,9 @@ type invocation struct {
 	exit int
 	// wroteJSON is set once the command printed its JSON document.
 	wroteJSON bool
+	// wantJSON is set when the command line asks for --json, whether or
+	// not it parses: a usage error is then a JSON document too.
+	wantJSON bool
 	// configErr is a configuration file that could not be used.
 	configErr error
 	// junit is the report of --junit FILE, nil without it.
@@ -185,31 +188,88 @@ func (inv *invocation) eprintf(format string, args ...any) {
 	io.WriteString(inv.env.Stderr, fmt.Sprintf(format, inv.redactArgs(args)...))
 }
 
-// writeJSON prints v as the command's one JSON document, with "schema": 1
-// first, secrets masked.
+// A docHeader starts every --json document: the format's version, the
+// command that printed it, and whether it succeeded (its exit code is 0).
+// Every document type embeds it.
+type docHeader struct {
+	Schema  int    `json:"schema"`
+	Command string `json:"command"`
+	OK      bool   `json:"ok"`
+}
+
+// header returns the docHeader of this command.
+func (inv *invocation) header(ok bool) docHeader {
+	return docHeader{Schema: 1, Command: inv.cmd.name, OK: ok}
+}
+
+// writeJSON prints v, a document that embeds docHeader, as the command's
+// one JSON document on stdout, secrets masked. A document without
+// "schema" or "command" at its top gets them first (never twice).
 func (inv *invocation) writeJSON(v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
-		fmt.Fprintf(&buf, `{"schema":1,"ok":false,"error":{"phase":"internal","message":%q}}`+"\n", err.Error())
+		buf.Reset()
+		enc.Encode(errorDoc{docHeader: inv.header(false), Error: jsonError{Phase: "internal", Message: err.Error(), Hints: []string{}}})
 	}
 	out := buf.Bytes()
-	if !bytes.HasPrefix(out, []byte(`{`+"\n"+`  "schema": 1`)) {
-		out = bytes.Replace(out, []byte("{\n"), []byte("{\n  \"schema\": 1,\n"), 1)
+	if bytes.HasPrefix(out, []byte("{\n")) {
+		have := topLevelKeys(out)
+		var head []byte
+		if !have["schema"] {
+			head = append(head, "  \"schema\": 1,\n"...)
+		}
+		if !have["command"] {
+			name, _ := json.Marshal(inv.cmd.name)
+			head = append(head, "  \"command\": "+string(name)+",\n"...)
+		}
+		if len(head) > 0 {
+			out = append(append([]byte("{\n"), head...), out[2:]...)
+		}
 	}
 	inv.env.Stdout.Write(inv.redactJSON(out))
 	inv.wroteJSON = true
 }
 
-// jsonError is the error member of a --json document.
+// topLevelKeys returns the member names of a JSON object's top level.
+func topLevelKeys(data []byte) map[string]bool {
+	keys := map[string]bool{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return keys
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		if k, ok := t.(string); ok {
+			keys[k] = true
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return keys
+		}
+	}
+	return keys
+}
+
+// jsonError is the error member of a --json document, and of each
+// server that failed in list and doctor.
 type jsonError struct {
-	Server  string   `json:"server,omitempty"`
-	Phase   string   `json:"phase"`
+	Server  string   `json:"server"` // "" when no server is concerned
+	Phase   string   `json:"phase"`  // usage, config, approval, spawn, connect, initialize, list, call, auth, shutdown, internal
 	Message string   `json:"message"`
-	Hints   []string `json:"hints,omitempty"`
-	Stderr  string   `json:"stderr,omitempty"`
+	Hints   []string `json:"hints"`
+	Stderr  string   `json:"stderr"` // the last lines of a stdio server's stderr, "" when none
+}
+
+// errorDoc is the document of a command that failed.
+type errorDoc struct {
+	docHeader
+	Error jsonError `json:"error"`
 }
 
 // finish prints a failure (people: stderr lines; scripts: the JSON
@@ -227,9 +287,9 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 	}
 	var help *helpRequest
 	if errors.As(err, &help) {
-		inv.printf("usage: %s\n\nflags:\n", inv.cmd.synopsis(inv.prog))
-		help.fs.SetOutput(inv.env.Stdout)
-		help.fs.PrintDefaults()
+		var b strings.Builder
+		inv.printHelp(&b, inv.cmd, collectFlags(help.fs))
+		inv.printf("%s", b.String())
 		return ExitOK
 	}
 	f := asFailure(ctx, err)
@@ -239,12 +299,13 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 		phase = "internal"
 	}
 	msg := safe.Sanitize(f.err.Error())
-	if inv.json && !inv.wroteJSON && f.code != ExitUsage {
-		inv.writeJSON(struct {
-			Schema int       `json:"schema"`
-			OK     bool      `json:"ok"`
-			Error  jsonError `json:"error"`
-		}{1, false, jsonError{Server: f.server, Phase: phase, Message: msg, Hints: f.hints, Stderr: f.stderr}})
+	if (inv.json || inv.wantJSON) && !inv.wroteJSON {
+		hints := []string{}
+		for _, h := range f.hints {
+			hints = append(hints, safe.Sanitize(h))
+		}
+		inv.writeJSON(errorDoc{docHeader: inv.header(false),
+			Error: jsonError{Server: f.server, Phase: phase, Message: msg, Hints: hints, Stderr: f.stderr}})
 	}
 	for _, line := range f.lines() {
 		inv.say("error: %s\n", line)

@@ -1,0 +1,252 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// commandHelp is what a command's help says besides its synopsis and
+// flags: a paragraph, and examples (PROG stands for the program's name).
+var commandHelp = map[string]struct {
+	long     string
+	examples []string
+}{
+	"list": {"Lists every configured server (the home folder's .mcp.json, then ./.mcp.json) and connects the enabled, approved ones in parallel. It exits 0 when it ran, whatever each server did; --strict exits 1 when an enabled server failed, 4 when one needs a login.",
+		[]string{"PROG list", "PROG list --strict --json"}},
+	"test": {"Connects to one server, initializes, lists its tools (and resources, templates and prompts when it offers them), and reports.",
+		[]string{"PROG test --demo", "PROG test github --json", "PROG test -- npx -y @modelcontextprotocol/server-everything"}},
+	"call": {"Calls one tool. Arguments are k=v pairs (typed by the tool's input schema), one JSON object, or - to read the object from stdin. A tool's own error (isError) exits 5.",
+		[]string{"PROG call --demo echo text=hello", "PROG call github search_issues '{\"q\":\"is:open\"}' --json", "echo '{\"a\":2,\"b\":3}' | PROG call --demo add -"}},
+	"read":     {"Reads a resource by its URI; binary contents go to --out FILE.", []string{"PROG read --demo demo://readme", "PROG read --demo demo://logo.png --out logo.png"}},
+	"prompt":   {"Gets a prompt with its arguments as k=v pairs.", []string{"PROG prompt --demo greet name=Ada"}},
+	"complete": {"Asks the server to complete an argument of a prompt or a variable of a resource template.", []string{"PROG complete --demo --prompt greet style f"}},
+	"login": {"Logs in to an OAuth-protected HTTP server: opens the authorization address in the browser ($BROWSER when set: a command, its words split at spaces, %s standing for the address, else the address added last; several commands separated by ':' are tried in order), then waits for the loopback callback. When already logged in it says so and exits 0; --force logs in again. With --json or --events the address is an event on stdout, for an agent to show.",
+		[]string{"PROG login github", "PROG login github --no-browser", "BROWSER=firefox PROG login github"}},
+	"logout":   {"Forgets a server's tokens and revokes them where the server allows; the registered OAuth client is kept for the next login.", []string{"PROG logout github"}},
+	"add":      {"Adds a server to the home folder's .mcp.json (or the project's with --scope project) and approves it. Claude Code's forms work too: add --transport http NAME URL, add NAME -- COMMAND ARGS, -e KEY=VALUE, -s user|project.", []string{"PROG add memory -- npx -y @modelcontextprotocol/server-memory", "PROG add --transport http notion https://mcp.notion.com/mcp", "PROG add db -e DSN=postgres://localhost -s project -- db-mcp"}},
+	"add-json": {"Adds a server from its definition as JSON, in .mcp.json's format, and approves it.", []string{`PROG add-json weather '{"type":"http","url":"https://weather.example.com/mcp"}'`}},
+	"get":      {"Shows a server's definition as written, its file, approval and warnings.", []string{"PROG get github", "PROG get github --json"}},
+	"remove":   {"Removes a server from the home folder's .mcp.json, or the project's with --scope project.", []string{"PROG remove memory"}},
+	"enable":   {"Enables a server in the file that defines it.", []string{"PROG enable memory"}},
+	"disable":  {"Disables a server in the file that defines it; it stays listed.", []string{"PROG disable memory"}},
+	"approve":  {"Approves a definition after showing it: a definition runs only once approved, and again only after a change is approved.", []string{"PROG approve memory", "PROG approve --all --project"}},
+	"revoke":   {"Revokes a server's approval; it no longer runs.", []string{"PROG revoke memory"}},
+	"doctor":   {"Checks one server, or every configured one, phase by phase: definition, command, spawn, DNS, TLS, HTTP, OAuth, login, initialize, tools. Exit 3 for a definition or approval problem, 4 when a login is needed, 1 when the server fails.", []string{"PROG doctor", "PROG doctor github --json"}},
+	"probe":    {"Asks a server which protocol revisions it accepts.", []string{"PROG probe --demo"}},
+	"import":   {"Reads another client's MCP configuration from its usual place (or FILE), shows what it would add, and adds it with --write. Imported definitions still need approval.", []string{"PROG import --from claude-desktop", "PROG import --from cursor --write --scope project"}},
+	"snapshot": {"Writes a server's surface (identity, revision, capabilities, tools with their schemas and annotations, resources, templates, prompts) as JSON, sorted and normalized: two runs give the same bytes. Check it in and diff against it in CI.", []string{"PROG snapshot github -o mcp/github.snapshot.json"}},
+	"diff":     {"Compares two surfaces, each a snapshot file or a live TARGET, and classifies each change as breaking (removed, a new required argument, a type narrowed, an enum value removed, an output changed incompatibly) or compatible. --fail-on sets exit 1.", []string{"PROG diff mcp/github.snapshot.json github --fail-on breaking", "PROG diff old.json new.json --markdown"}},
+	"completion": {completionUsage, []string{"source <(PROG completion bash)"}},
+	"man":        {"Prints the manual page in roff.", []string{"man -l <(PROG man)"}},
+	"version":    {"Prints mcpwire's version, the module version and VCS revision it was built from, and the protocol revisions it speaks.", []string{"PROG version --json"}},
+}
+
+// printHelp prints a command's help: synopsis, what it does, its flags in
+// their --long form, the global flags, and examples.
+func (inv *invocation) printHelp(w io.Writer, c *command, flags []flagInfo) {
+	prog := inv.prog
+	fmt.Fprintf(w, "usage: %s\n\n", c.synopsis(prog))
+	h := commandHelp[c.name]
+	if h.long != "" {
+		fmt.Fprintf(w, "%s\n\n", wrap(h.long, 76, ""))
+	} else if c.short != "" {
+		fmt.Fprintf(w, "%s\n\n", c.short)
+	}
+	var own []flagInfo
+	for _, f := range flags {
+		if f.Name != "json" && f.Name != "help" && f.Name != "h" {
+			own = append(own, f)
+		}
+	}
+	if len(own) > 0 {
+		fmt.Fprintf(w, "flags:\n")
+		printFlags(w, own)
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "global flags:\n")
+	printFlags(w, []flagInfo{
+		{Name: "home", Value: "DIR", Usage: "the home folder (default $MCPWIRE_HOME, else $XDG_CONFIG_HOME/mcpwire, else ~/.config/mcpwire)"},
+		{Name: "json", Usage: "print one JSON document on stdout (\"schema\": 1, \"ok\"; see docs/json.md)"},
+		{Name: "help", Usage: "this help"},
+	})
+	if len(h.examples) > 0 {
+		fmt.Fprintf(w, "\nexamples:\n")
+		for _, e := range h.examples {
+			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(e, "PROG", prog))
+		}
+	}
+}
+
+// printFlags prints flags as "  --name VALUE   usage (default d)".
+func printFlags(w io.Writer, flags []flagInfo) {
+	width := 0
+	heads := make([]string, len(flags))
+	for i, f := range flags {
+		heads[i] = f.long()
+		if f.Value != "" {
+			heads[i] += " " + f.Value
+		}
+		width = max(width, len(heads[i]))
+	}
+	width = min(width, 28)
+	for i, f := range flags {
+		usage := f.Usage
+		if f.Def != "" {
+			usage += " (default " + f.Def + ")"
+		}
+		pad := width + 4
+		if len(heads[i]) > width {
+			fmt.Fprintf(w, "  %s\n%s%s\n", heads[i], strings.Repeat(" ", pad), wrap(usage, 78-pad, strings.Repeat(" ", pad)))
+			continue
+		}
+		fmt.Fprintf(w, "  %-*s  %s\n", width, heads[i], wrap(usage, 78-pad, strings.Repeat(" ", pad)))
+	}
+}
+
+// wrap breaks s into lines of at most width runes, each line after the
+// first starting with indent.
+func wrap(s string, width int, indent string) string {
+	width = max(width, 20)
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(s) {
+		l := len([]rune(w))
+		if i > 0 && n+1+l > width {
+			b.WriteString("\n" + indent)
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += l
+	}
+	return b.String()
+}
+
+// runHelp is `mcpwire help [COMMAND]`.
+func runHelp(ctx context.Context, env Env, args []string) int {
+	if len(args) == 0 {
+		usage(env.Stdout, env.Program)
+		return ExitOK
+	}
+	inv := newInvocation(env, &command{name: "help", usage: "help [COMMAND]"})
+	inv.wantJSON = wantsJSON(args)
+	if len(args) > 1 {
+		return inv.finish(ctx, usageErr("help takes one COMMAND"))
+	}
+	c := findCommand(args[0])
+	if c == nil {
+		return inv.finish(ctx, inv.unknownCommand(args[0]))
+	}
+	cinv := newInvocation(env, c)
+	return cinv.finish(ctx, c.run(ctx, cinv, []string{"--help"}))
+}
+
+// findCommand returns the visible command called name, or nil.
+func findCommand(name string) *command {
+	for _, c := range commands() {
+		if c.name == name && !c.hidden {
+			return c
+		}
+	}
+	return nil
+}
+
+// unknownCommand is the usage failure of a word that names no command:
+// the command it most likely meant, or the words of another client
+// (claude mcp …) that mean one of ours.
+func (inv *invocation) unknownCommand(name string) *failure {
+	f := usageErr("unknown command %q", name)
+	var names []string
+	for _, c := range visibleCommands() {
+		names = append(names, c.name)
+	}
+	sort.Strings(names)
+	switch {
+	case name == "mcp":
+		f.hints = append(f.hints, "the commands of 'claude mcp' are this program's own: "+inv.suggest("add", "NAME", "--", "COMMAND")+", "+inv.suggest("list")+", …")
+	case name == "add-from-claude-desktop":
+		f.hints = append(f.hints, "to import Claude Desktop's servers: "+inv.suggest("import", "--from", "claude-desktop"))
+	case name == "ls" || name == "servers":
+		f.hints = append(f.hints, "did you mean "+inv.suggest("list")+"?")
+	case name == "rm" || name == "delete":
+		f.hints = append(f.hints, "did you mean "+inv.suggest("remove")+"?")
+	case name == "inspect" || name == "tools":
+		f.hints = append(f.hints, "did you mean "+inv.suggest("test")+"?")
+	default:
+		if s := closest(name, names); s != "" {
+			f.hints = append(f.hints, "did you mean "+inv.suggest(s)+"?")
+		}
+	}
+	f.hints = append(f.hints, "run '"+inv.suggest("help")+"' for the list of commands")
+	return f
+}
+
+// wantsJSON says whether a command line asks for --json, before any --;
+// a usage error is then one JSON document too.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "-json", "--json=true", "-json=true", "--json=1", "-json=1":
+			return true
+		}
+	}
+	return false
+}
+
+// closest returns the word of words nearest to w, when it is near enough
+// to be what was meant: a prefix of one word only, or within an edit
+// distance of about a third of its length (a swap of two neighbours
+// counts one); "" otherwise.
+func closest(w string, words []string) string {
+	lw := strings.ToLower(w)
+	var prefixed []string
+	for _, c := range words {
+		if len(lw) >= 2 && strings.HasPrefix(strings.ToLower(c), lw) {
+			prefixed = append(prefixed, c)
+		}
+	}
+	if len(prefixed) == 1 {
+		return prefixed[0]
+	}
+	best, bestD := "", len([]rune(w))/3+2
+	for _, c := range words {
+		if d := editDistance(lw, strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance of a and b, by
+// runes: insertions, deletions, substitutions and swaps of neighbours.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
