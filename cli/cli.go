@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"golang.org/x/term"
-
 )
 
 // Exit codes, documented and stable.

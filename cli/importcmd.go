@@ -302,4 +302,3 @@ func (inv *invocation) printImport(rep *importReport) {
 		inv.printf("review each (%s NAME), then: %s NAME\n", inv.suggest("get"), inv.suggest("approve"))
 	}
 }
-

@@ -225,8 +225,12 @@ func (inv *invocation) writeJSON(v any) {
 			name, _ := json.Marshal(inv.cmd.name)
 			head = append(head, "  \"command\": "+string(name)+",\n"...)
 		}
+		at := 2 // after "{\n", or after a "schema" that comes first
+		if first := []byte("{\n  \"schema\": 1,\n"); bytes.HasPrefix(out, first) {
+			at = len(first)
+		}
 		if len(head) > 0 {
-			out = append(append([]byte("{\n"), head...), out[2:]...)
+			out = append(append(append([]byte{}, out[:at]...), head...), out[at:]...)
 		}
 	}
 	inv.env.Stdout.Write(inv.redactJSON(out))
