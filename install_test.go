@@ -74,8 +74,8 @@ func TestGoInstallFromProxy(t *testing.T) {
 }
 
 // publish writes version of the module in this tree to the file proxy
-// at dir: @v/list, .info, .mod, and the .zip of the files git tracks
-// (as a tag of this tree would hold them), each under mod@version/.
+// at dir: @v/list, .info, .mod, and the .zip of the tree's files (those
+// git tracks, and new ones it does not ignore), each under mod@version/.
 func publish(t *testing.T, dir, mod, version string) {
 	t.Helper()
 	at := filepath.Join(dir, filepath.FromSlash(mod), "@v")
@@ -92,7 +92,9 @@ func publish(t *testing.T, dir, mod, version string) {
 			t.Fatal(err)
 		}
 	}
-	out, err := exec.Command("git", "ls-files", "-z").Output()
+	// The files of this tree that git tracks or would (new files not
+	// ignored), as a tag of it would hold them.
+	out, err := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
 	if err != nil {
 		t.Fatalf("git ls-files: %v (the test publishes the files git tracks)", err)
 	}
