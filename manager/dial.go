@@ -41,6 +41,13 @@ type Spec struct {
 	// (absolute); none means no roots capability, unless
 	// DialOptions.Protocol.Roots says otherwise.
 	Roots []string
+	// ProtocolVersion pins the revision spoken (the definition's
+	// protocolVersion); "" lets the protocol package choose.
+	ProtocolVersion string
+	// StartupTimeout bounds the start (the definition's startupTimeout;
+	// 0: the caller's budget); ToolTimeout each tool call (its
+	// toolTimeout; 0: the caller's choice, else Timeout).
+	StartupTimeout, ToolTimeout time.Duration
 }
 
 // DirRoots returns the roots/list answer that offers dirs.
@@ -125,6 +132,9 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 	}
 	if popts.Roots == nil && len(spec.Roots) > 0 {
 		popts.Roots = DirRoots(spec.Roots)
+	}
+	if popts.ProtocolVersion == "" {
+		popts.ProtocolVersion = spec.ProtocolVersion
 	}
 	c := &Conn{Spec: spec}
 	start := time.Now()
@@ -229,6 +239,7 @@ func SpecFromConfig(s *config.Server) (*Spec, error) {
 		Name: s.Name, Transport: s.Type,
 		Command: x.Command, Args: x.Args, Env: x.Env, Dir: x.Cwd,
 		URL: x.URL, Header: x.Headers, Timeout: s.Timeout, Roots: x.Roots,
+		StartupTimeout: s.StartupTimeout, ToolTimeout: s.ToolTimeout,
 	}, nil
 }
 

@@ -67,6 +67,12 @@ func Example() {
 	defer m.Close()
 
 	ctx := context.Background()
+	// Tools never waits for a server; a program that runs once waits
+	// for the starts first. (An agent asks for Tools at each turn and
+	// hears of late servers through OnChange.)
+	if err := m.Wait(ctx); err != nil {
+		log.Fatal(err)
+	}
 	tools, err := m.Tools(ctx)
 	if err != nil {
 		log.Fatal(err) // only a server marked "required" fails Tools
@@ -108,6 +114,7 @@ func ExampleManager_States() {
 	defer m.Close()
 
 	fmt.Println("before:", m.States()[0].State)
+	_ = m.Wait(context.Background())
 	tools, _ := m.Tools(context.Background())
 	fmt.Println("tools:", len(tools))
 	for _, st := range m.States() {
@@ -135,6 +142,7 @@ func ExampleManager_Call() {
 	}
 	defer m.Close()
 	ctx := context.Background()
+	_ = m.Wait(ctx)
 	if _, err := m.Tools(ctx); err != nil { // names are known once listed
 		log.Fatal(err)
 	}

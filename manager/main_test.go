@@ -137,8 +137,12 @@ func toolNamed(t testing.TB, tools []Tool, server, original string) string {
 	return ""
 }
 
+// mustTools waits until no server is starting, then returns the tools.
 func mustTools(t testing.TB, m *Manager) []Tool {
 	t.Helper()
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
 	tools, err := m.Tools(context.Background())
 	if err != nil {
 		t.Fatalf("Tools: %v", err)

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -57,10 +58,23 @@ type Options struct {
 	// Elicit answers a server's elicitation requests; nil declines them
 	// (the capability is not declared).
 	Elicit func(ctx context.Context, server string, p *protocol.ElicitParams) (*protocol.ElicitResult, error)
+	// OnChange, when set, is told that what the Manager offers changed
+	// because of a server: it connected (its tools joined), its lists
+	// changed and were listed again, or its breaker opened. Call Tools
+	// again to see the tools now.
+	OnChange func(server string)
+	// OnNotice, when set, is told of each server's transitions, once
+	// each: failed, paused (breaker open), recovered, needs login.
+	OnNotice func(Notice)
 	// OnLoginNeeded, when set, is told that a server needs a login (no
-	// usable token, or the server answered 401): the agent can ask the
-	// person to run `mcpwire login NAME`. It never opens a browser itself.
-	// It may be called from any goroutine, once per server and start.
+	// usable token, or the server answered 401), once per transition;
+	// the agent can run Login with its own UI, then Restart. Nothing
+	// here opens a browser.
+	//
+	// The callbacks (OnChange, OnNotice, OnLoginNeeded) run one at a
+	// time, in order, on a goroutine of the Manager, never under its
+	// lock: they may call any method of the Manager. They should return
+	// soon; others wait meanwhile.
 	OnLoginNeeded func(server string)
 	// Roots are directories offered to servers as their roots
 	// (roots/list), to each server whose definition gives none ("roots").
@@ -68,8 +82,13 @@ type Options struct {
 	// server works on what its own configuration names (the agent's
 	// working directory is never offered unless it is listed here).
 	Roots []string
-	// OnProgress receives progress notifications of calls.
+	// OnProgress receives every progress notification of every server
+	// (CallOptions.OnProgress gets those of one call). It runs on the
+	// session's reader goroutine and must return soon.
 	OnProgress func(server string, p protocol.ProgressParams)
+	// ClientName and ClientVersion are sent as clientInfo (default
+	// "mcpwire" and this module's version).
+	ClientName, ClientVersion string
 	// HTTPClient returns the client for an HTTP server. nil means
 	// AuthClientFor(Home): the OAuth token store of Home, whose tokens
 	// are sent to their server only and refreshed before they expire;
@@ -82,8 +101,19 @@ type Options struct {
 	// file, and no token that is valid or can be refreshed), else never.
 	NeedsLogin func(s *config.Server) bool
 	// StartupTimeout bounds each server's start: connect, initialize and
-	// the first full tool list (default DefaultStartup).
+	// the first full tool list (default DefaultStartup); a definition's
+	// startupTimeout wins.
 	StartupTimeout time.Duration
+	// ToolTimeout bounds each tool call (default: each server's timeout,
+	// 30 s unless its definition says otherwise); a definition's
+	// toolTimeout wins. Progress notifications extend it, up to ten times.
+	ToolTimeout time.Duration
+	// ResourceTools offers two tools of the Manager's own beside the
+	// servers' ones, while a connected server offers resources:
+	// list_mcp_resources (the resources of every server, or of one) and
+	// read_mcp_resource (a server's resource, text capped like tool
+	// results), as Claude Code and zut offer them to their models.
+	ResourceTools bool
 	// MaxText caps the text of a tool result (default DefaultMaxText).
 	MaxText int
 	// TrustAll runs every definition of Config whether or not it was
@@ -106,11 +136,19 @@ type Options struct {
 // A Manager holds sessions with many servers. Its methods may be called
 // from many goroutines at once.
 type Manager struct {
-	opts Options
+	opts   Options
+	events *dispatcher
 
-	// ctx ends when the Manager closes; starts under way give up then.
+	// ctx ends when the Manager closes; starts and refreshes under way
+	// give up then.
 	ctx    context.Context
 	cancel context.CancelFunc
+
+	// bg counts the goroutines of the Manager (starts, refreshes,
+	// watches); bgMu guards bgClosed, and is taken last.
+	bgMu     sync.Mutex
+	bgClosed bool
+	bg       sync.WaitGroup
 
 	mu      sync.Mutex
 	servers []*server // in configuration order
@@ -118,7 +156,7 @@ type Manager struct {
 }
 
 // New returns a Manager for the servers of opts.Config. Nothing starts
-// until tools are asked for.
+// until tools are asked for (Tools, Wait, Call).
 func New(opts Options) (*Manager, error) {
 	if opts.Config == nil {
 		return nil, errors.New("manager: no configuration")
@@ -142,13 +180,46 @@ func New(opts Options) (*Manager, error) {
 		home := opts.Home
 		opts.NeedsLogin = func(s *config.Server) bool { return NeedsLogin(home, s) }
 	}
-	m := &Manager{opts: opts}
+	if opts.ClientName == "" {
+		opts.ClientName, opts.ClientVersion = "mcpwire", moduleVersion()
+	}
+	m := &Manager{opts: opts, events: newDispatcher()}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	approvals := m.approvals()
 	for _, def := range opts.Config.Servers {
 		m.servers = append(m.servers, m.newServer(def, approvals))
 	}
+	for _, s := range m.servers {
+		s.announce()
+	}
 	return m, nil
+}
+
+// moduleVersion is this module's version as the build knows it.
+func moduleVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range info.Deps {
+			if d.Path == "github.com/mcpwire/mcpwire" {
+				return d.Version
+			}
+		}
+		if info.Main.Path == "github.com/mcpwire/mcpwire" && info.Main.Version != "" {
+			return info.Main.Version
+		}
+	}
+	return "dev"
+}
+
+// background runs f in a goroutine that Close waits for; false when the
+// Manager is closing (f does not run).
+func (m *Manager) background(f func()) bool {
+	m.bgMu.Lock()
+	defer m.bgMu.Unlock()
+	if m.bgClosed {
+		return false
+	}
+	m.bg.Go(f)
+	return true
 }
 
 // approvals returns the approvals of Home, which fail closed when they
@@ -167,11 +238,35 @@ func (m *Manager) logf(format string, args ...any) {
 	}
 }
 
+// list returns the servers, or an error when the Manager is closed.
+func (m *Manager) list() ([]*server, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, errors.New("manager: closed")
+	}
+	return slices.Clone(m.servers), nil
+}
+
+// server returns the server named name.
+func (m *Manager) server(name string) (*server, error) {
+	servers, err := m.list()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range servers {
+		if s.def.Name == name {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("manager: no server %q", name)
+}
+
 // A Tool is a server's tool as offered to a model.
 type Tool struct {
 	// Name is the qualified name: mcp__<server>__<tool>.
 	Name        string
-	Server      string
+	Server      string // "" for the Manager's own tools (ResourceTools)
 	Original    string // the tool's name on its server
 	Title       string
 	Description string
@@ -180,29 +275,26 @@ type Tool struct {
 	Annotations *protocol.ToolAnnotations
 }
 
-// Tools starts the servers that are not running (in parallel, each within
-// its budget), lists again the stale tool lists, and returns the tools of
-// every connected server. It fails only when a server marked required
-// failed; other failures show in States.
+// Tools returns, at once, the tools of every server that is connected,
+// and starts in the background the servers that are not (each within its
+// startup budget) and the listing again of lists that changed: they join
+// later, and OnChange says so. It never waits for a server. It fails
+// only when a server marked required has failed; other failures show in
+// States and through OnNotice.
 func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		return nil, errors.New("manager: closed")
+	servers, err := m.list()
+	if err != nil {
+		return nil, err
 	}
-	servers := slices.Clone(m.servers)
-	m.mu.Unlock()
-
-	var wg sync.WaitGroup
 	for _, s := range servers {
-		wg.Go(func() { s.ensure(ctx) })
+		s.kick()
 	}
-	wg.Wait()
 
 	var required []error
 	var pairs [][2]string
 	var all []Tool
 	var withdrawn []bool
+	resources := false
 	for _, s := range servers {
 		st := s.snapshot()
 		if st.State == StateFailed && s.def.Required {
@@ -215,6 +307,7 @@ func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
 				InputSchema: normalizeSchema(t.InputSchema), Annotations: t.Annotations})
 			withdrawn = append(withdrawn, out)
 		}
+		resources = resources || (!out && s.offersResources())
 	}
 	// Tools withdrawn by a breaker are named too, so that names do not
 	// depend on which servers are open, and a call of one says when the
@@ -227,9 +320,10 @@ func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
 			tools = append(tools, all[i])
 		}
 	}
-	m.mu.Lock()
-	m.index(all)
-	m.mu.Unlock()
+	index(servers, all)
+	if m.opts.ResourceTools && resources {
+		tools = append(tools, resourceTools()...)
+	}
 	if len(required) > 0 {
 		return tools, errors.Join(required...)
 	}
@@ -237,54 +331,87 @@ func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
 }
 
 // index remembers which server and tool each qualified name stands for.
-// m.mu is held.
-func (m *Manager) index(tools []Tool) {
-	for _, s := range m.servers {
-		s.mu.Lock()
-		s.names = map[string]string{}
-		s.mu.Unlock()
-	}
+// A server that offers nothing now keeps its names: a call of one of its
+// tools reconnects it, or says why not.
+func index(servers []*server, tools []Tool) {
+	per := map[string]map[string]string{}
 	for _, t := range tools {
-		if s := m.find(t.Server); s != nil {
+		if per[t.Server] == nil {
+			per[t.Server] = map[string]string{}
+		}
+		per[t.Server][t.Name] = t.Original
+	}
+	for _, s := range servers {
+		if names, ok := per[s.def.Name]; ok {
 			s.mu.Lock()
-			s.names[t.Name] = t.Original
+			s.names = names
 			s.mu.Unlock()
 		}
 	}
 }
 
-// find returns the server named name; m.mu is held.
-func (m *Manager) find(name string) *server {
-	for _, s := range m.servers {
-		if s.def.Name == name {
-			return s
+// Wait starts the servers that are not running (as Tools does) and
+// waits until none is starting: each is connected, failed, or in another
+// state that says why not. It returns early, with ctx's error, when ctx
+// ends. A one-shot program (a list, a test) calls it before Tools.
+func (m *Manager) Wait(ctx context.Context) error {
+	servers, err := m.list()
+	if err != nil {
+		return err
+	}
+	for _, s := range servers {
+		if ch := s.kick(); ch != nil {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 	}
 	return nil
 }
 
+// CallOptions are the options of one call. A nil *CallOptions means
+// none.
+type CallOptions struct {
+	// OnProgress receives the progress notifications of this call (and
+	// asks the server for them); each one extends the call's timeout, up
+	// to ten times. It runs on the session's reader goroutine.
+	OnProgress func(protocol.ProgressParams)
+	// Timeout overrides the tool timeout for this call.
+	Timeout time.Duration
+	// Meta is sent as the request's _meta.
+	Meta map[string]any
+}
+
 // Call calls the tool of qualified name (as Tools gave it) with args.
-// Calls to one server may overlap. When ctx ends or the request times out,
-// notifications/cancelled is sent and the connection stays up. A tool
-// error is a Result with IsError, not an error.
 func (m *Manager) Call(ctx context.Context, qualified string, args any) (*Result, error) {
-	m.mu.Lock()
-	var target *server
-	var original string
-	for _, s := range m.servers {
+	return m.CallWith(ctx, qualified, args, nil)
+}
+
+// CallWith calls the tool of qualified name (as Tools gave it) with args.
+// A server whose session ended is started again first (a call waits for
+// that, within ctx). Calls to one server may overlap. When ctx ends or
+// the tool timeout passes, notifications/cancelled is sent and the
+// connection stays up. A tool error is a Result with IsError, not an
+// error; an error is a *ServerError.
+func (m *Manager) CallWith(ctx context.Context, qualified string, args any, opts *CallOptions) (*Result, error) {
+	if res, ok, err := m.callOwn(ctx, qualified, args); ok {
+		return res, err
+	}
+	servers, err := m.list()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range servers {
 		s.mu.Lock()
-		o, ok := s.names[qualified]
+		original, ok := s.names[qualified]
 		s.mu.Unlock()
 		if ok {
-			target, original = s, o
-			break
+			return s.call(ctx, original, args, opts)
 		}
 	}
-	m.mu.Unlock()
-	if target == nil {
-		return nil, fmt.Errorf("manager: no tool %q (list the tools again)", qualified)
-	}
-	return target.call(ctx, original, args)
+	return nil, fmt.Errorf("manager: no tool %q (list the tools again)", qualified)
 }
 
 // A ServerState is one server's state, for people and agents.
@@ -292,16 +419,24 @@ type ServerState struct {
 	Name            string
 	State           State
 	Phase           string // of the last failure
-	Err             error  // the last failure, or a failed refresh
+	Err             error  // the last failure
 	ProtocolVersion string
 	ServerInfo      protocol.Implementation
 	Tools           int
-	// Stale says the tool list changed on the server and is listed again
-	// before the next use; RefreshErr says the last refresh failed (the
-	// previous list is kept).
+	// Instructions are the server's own words from initialize (see
+	// Manager.Instructions before giving them to a model).
+	Instructions string
+	// Stale says the tool list changed on the server and is being listed
+	// again; RefreshErr says the last listing failed (the previous list
+	// is kept, and listed again after a wait).
 	Stale      bool
 	RefreshErr error
-	// RetryAt is when an open circuit breaker lets a call through again.
+	// ReloadErr says why the definition of the last Update could not be
+	// used: the server runs as it was.
+	ReloadErr error
+	// RetryAt is when an open circuit breaker lets a call through again,
+	// or when a server whose start failed is started again in the
+	// background (a call or Restart starts it at once).
 	RetryAt time.Time
 	Pid     int
 }
@@ -318,32 +453,73 @@ func (m *Manager) States() []ServerState {
 	return out
 }
 
+// Restart ends the server's session, if any, forgets its failures (the
+// breaker closes), asks again whether it needs a login (after Login, it
+// does not), starts it and waits for the start, within ctx. It is the
+// reconnect a person asks for.
+func (m *Manager) Restart(ctx context.Context, name string) error {
+	s, err := m.server(name)
+	if err != nil {
+		return err
+	}
+	ch, err := s.restart()
+	if err != nil {
+		return err
+	}
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	st := s.snapshot()
+	if st.State != StateConnected {
+		return &ServerError{Server: name, Phase: st.Phase, Err: st.Err}
+	}
+	return nil
+}
+
 // Update takes a new configuration: a server whose definition did not
 // change keeps running; a changed one is stopped and starts again when
 // tools are next asked for; a removed or disabled one stops; a new one
-// starts when tools are next asked for.
+// starts when tools are next asked for. A server whose new entry cannot
+// be used (it became invalid, or a variable is unset) keeps running as
+// it was; its state's ReloadErr says why.
 func (m *Manager) Update(cfg *config.Config) {
 	approvals := m.approvals()
+	fresh := make([]*server, len(cfg.Servers))
+	for i, def := range cfg.Servers {
+		fresh[i] = m.newServer(def, approvals) // may call NeedsLogin: not under m.mu
+	}
 	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
 	old := map[string]*server{}
 	for _, s := range m.servers {
 		old[s.def.Name] = s
 	}
-	var next []*server
-	var stop []*server
-	for _, def := range cfg.Servers {
-		fresh := m.newServer(def, approvals)
-		if s, ok := old[def.Name]; ok {
-			delete(old, def.Name)
-			if s.sameAs(fresh) {
+	var next, stop, started []*server
+	for _, f := range fresh {
+		name := f.def.Name
+		if s, ok := old[name]; ok {
+			delete(old, name)
+			if s.sameAs(f) {
 				// s.def stays: whatever differs (the position in the
 				// file) does not matter, and others read it unlocked.
+				s.setReloadErr(nil)
+				next = append(next, s)
+				continue
+			}
+			if f.def.Err != nil && s.def.Err == nil && s.def.Enabled {
+				s.setReloadErr(f.def.Err)
 				next = append(next, s)
 				continue
 			}
 			stop = append(stop, s)
 		}
-		next = append(next, fresh)
+		next = append(next, f)
+		started = append(started, f)
 	}
 	for _, s := range old {
 		stop = append(stop, s)
@@ -351,11 +527,28 @@ func (m *Manager) Update(cfg *config.Config) {
 	m.servers = next
 	m.opts.Config = cfg
 	m.mu.Unlock()
+	for _, s := range started {
+		s.announce()
+	}
 	closeAll(stop)
 }
 
+// setReloadErr records why the last Update could not use the server's
+// new entry; it is told once, as a failure notice.
+func (s *server) setReloadErr(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil && s.reloadErr == nil {
+		m := s.m
+		m.logf("%s: the new definition cannot be used, the server runs as it was: %v", s.def.Name, err)
+	}
+	s.reloadErr = err
+}
+
 // Close stops every server in parallel, as its transport says (HTTP:
-// DELETE; stdio: stdin closed, SIGTERM, SIGKILL), and waits for them.
+// DELETE; stdio: stdin closed, SIGTERM, SIGKILL), and waits for them and
+// for the Manager's goroutines. No callback runs after Close returns,
+// but for one that was running (it may be the one that called Close).
 func (m *Manager) Close() error {
 	m.cancel()
 	m.mu.Lock()
@@ -363,7 +556,12 @@ func (m *Manager) Close() error {
 	servers := m.servers
 	m.servers = nil
 	m.mu.Unlock()
+	m.bgMu.Lock()
+	m.bgClosed = true
+	m.bgMu.Unlock()
 	closeAll(servers)
+	m.bg.Wait()
+	m.events.close()
 	return nil
 }
 

@@ -29,6 +29,7 @@ func benchStart(b *testing.B, n int, budget time.Duration, broken ...demoServer)
 		if err != nil {
 			b.Fatal(err)
 		}
+		_ = m.Wait(context.Background())
 		tools, err := m.Tools(context.Background())
 		if want := n * demoTools; err != nil || len(tools) < want {
 			b.Fatalf("Tools: %d tools, %v", len(tools), err)

@@ -217,19 +217,26 @@ func TestCrashReconnectAndBreaker(t *testing.T) {
 	}
 }
 
+// TestListChanged: list_changed has the list taken again in the
+// background; OnChange says when it is done; Tools never waits for it.
+// Progress notifications of a call reach OnProgress.
 func TestListChanged(t *testing.T) {
 	proctest.Check(t)
 	var mu sync.Mutex
 	var progress []float64
+	changed := make(chan string, 10)
 	m, _ := newManager(t, Options{OnProgress: func(server string, p protocol.ProgressParams) {
 		mu.Lock()
 		defer mu.Unlock()
 		if server == "n" {
 			progress = append(progress, p.Progress)
 		}
-	}}, demoServer{name: "n", args: []string{"--page-size", "5"}})
+	}, OnChange: func(server string) { changed <- server }}, demoServer{name: "n", args: []string{"--page-size", "5"}})
 	ctx := context.Background()
 	tools := mustTools(t, m)
+	if got := receive(t, changed, "OnChange of the start"); got != "n" {
+		t.Fatalf("OnChange(%q), want n", got)
+	}
 	res, err := m.Call(ctx, toolNamed(t, tools, "n", "notify"), nil)
 	if err != nil || res.IsError {
 		t.Fatalf("notify = %+v, %v", res, err)
@@ -239,21 +246,11 @@ func TestListChanged(t *testing.T) {
 		t.Errorf("progress = %v, want three notifications", progress)
 	}
 	mu.Unlock()
-	if st := state(t, m, "n"); !st.Stale {
-		t.Fatalf("not stale after list_changed: %+v", st)
+	// notify sent tools/list_changed: the list is taken again, and
+	// OnChange tells.
+	if got := receive(t, changed, "OnChange of the refresh"); got != "n" {
+		t.Fatalf("OnChange(%q), want n", got)
 	}
-	// A refresh the caller gave up keeps the last list, still stale (a
-	// refresh the server failed: TestRefreshFailureKeepsList).
-	dead, cancel := context.WithCancel(ctx)
-	cancel()
-	tools, _ = m.Tools(dead)
-	if len(tools) != demoTools {
-		t.Fatalf("after a refresh given up: %d tools, want the %d of the last list", len(tools), demoTools)
-	}
-	if st := state(t, m, "n"); !st.Stale || st.RefreshErr != nil {
-		t.Fatalf("after a refresh given up: %+v", st)
-	}
-	// The next Tools lists again.
 	tools = mustTools(t, m)
 	if st := state(t, m, "n"); st.Stale || st.RefreshErr != nil || len(tools) != demoTools {
 		t.Fatalf("after the refresh: %d tools, %+v", len(tools), st)
@@ -420,6 +417,9 @@ func TestRequiredServerFailsTools(t *testing.T) {
 		demoServer{name: "needed", args: []string{"--exit-at-start"}, extra: map[string]any{"required": true}},
 		demoServer{name: "optional", args: []string{"--exit-at-start"}},
 	)
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	tools, err := m.Tools(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "needed") || strings.Contains(err.Error(), "optional") {
 		t.Fatalf("Tools error = %v, want the required server's failure only", err)

@@ -2,13 +2,14 @@ package manager
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/internal/demo"
@@ -54,33 +55,53 @@ func TestLoginNeededIsTold(t *testing.T) {
 	entry := `{"mcpServers": {"locked": {"url": "` + srv.URL + `/mcp"}, "known": {"url": "` + srv.URL + `/mcp"}}}`
 	writeFile(t, home, entry)
 	cfg := loadConfig(t, home)
-	var mu sync.Mutex
-	var told []string
+	told := make(chan string, 10)
 	m, err := New(Options{Config: cfg, TrustAll: true,
-		NeedsLogin: func(s *config.Server) bool { return s.Name == "known" },
-		OnLoginNeeded: func(name string) {
-			mu.Lock()
-			told = append(told, name)
-			mu.Unlock()
-		},
-		HTTPClient: func(*config.Server) *http.Client { return srv.Client() }})
+		NeedsLogin:    func(s *config.Server) bool { return s.Name == "known" },
+		OnLoginNeeded: func(name string) { told <- name },
+		HTTPClient:    func(*config.Server) *http.Client { return srv.Client() }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	if _, err := m.Tools(context.Background()); err != nil {
+	if err := m.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"locked", "known"} {
-		if st := state(t, m, name); st.State != StateNeedsLogin {
-			t.Errorf("%s: state %s (%v), want needs login", name, st.State, st.Err)
+		st := state(t, m, name)
+		var lr *LoginRequiredError
+		if st.State != StateNeedsLogin || st.Phase != PhaseAuth || !errors.As(st.Err, &lr) {
+			t.Errorf("%s: state %s in %s (%v), want needs login in auth with a *LoginRequiredError", name, st.State, st.Phase, st.Err)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if strings.Join(told, ",") != "known,locked" {
-		t.Fatalf("OnLoginNeeded told %q, want known then locked", told)
+	for _, want := range []string{"known", "locked"} {
+		if got := receive(t, told, "OnLoginNeeded"); got != want {
+			t.Fatalf("OnLoginNeeded told %q, want %q (known at New, then locked when it answered 401)", got, want)
+		}
 	}
+	// A call of the server that answered 401 says a login is needed,
+	// and the notice is not given twice.
+	if _, err := m.ReadResource(context.Background(), "locked", "demo://readme"); !errors.Is(err, ErrLoginRequired) {
+		t.Fatalf("a read of a server that needs a login: %v, want ErrLoginRequired", err)
+	}
+	select {
+	case name := <-told:
+		t.Fatalf("OnLoginNeeded told %q again", name)
+	default:
+	}
+}
+
+// receive waits, up to 10s, for a value on ch.
+func receive[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+	var zero T
+	return zero
 }
 
 // writeFile writes the home folder's .mcp.json.

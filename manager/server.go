@@ -15,7 +15,9 @@ import (
 
 // Circuit breaker settings: after breakerAfter consecutive transport
 // failures a server's tools are withdrawn for a cooldown that starts at
-// breakerFirst and doubles up to breakerMax; then one trial call.
+// breakerFirst and doubles up to breakerMax; then one trial call. A
+// failed refresh of a list after list_changed waits the same way before
+// the next one (the previous list is kept meanwhile).
 const (
 	breakerAfter = 2
 	breakerFirst = 15 * time.Second
@@ -23,28 +25,50 @@ const (
 )
 
 // A server is one configured server and its session, if any.
+//
+// Its fields are guarded by mu. A start, a refresh and the watch of a
+// session's end run in the background (Manager.background); callbacks
+// go through the Manager's dispatcher, never under mu.
 type server struct {
 	m    *Manager
 	def  *config.Server
 	spec *Spec // nil when the definition cannot run
 
-	mu         sync.Mutex
-	state      State
-	phase      string
-	err        error
-	conn       *Conn
-	tools      []*protocol.Tool
-	stale      bool
-	refreshErr error
-	names      map[string]string // qualified → original
-	starting   chan struct{}     // non-nil while a start is under way
-	closed     bool              // stopped for good (Close, or Update removed it)
+	mu           sync.Mutex
+	state        State
+	phase        string
+	err          error
+	conn         *Conn
+	tools        []*protocol.Tool
+	names        map[string]string // qualified → original
+	starting     chan struct{}     // non-nil while a start is under way
+	closed       bool              // stopped for good (Close, or Update removed it)
+	lastNotice   NoticeKind        // the last notice given; "" = well
+	failedInCall bool              // the failure told was of a started session
+	instructions string            // the server's, from initialize
+	reloadErr    error             // the definition of the last Update that could not be used
+	retiring     *Conn             // a session Restart ends; the start closes it
+
+	// stale says list_changed came since the list was taken; gen counts
+	// them, so that a refresh knows whether another one is needed.
+	stale, refreshing bool
+	gen               int
+	refreshErr        error
+	refreshFails      int
+	refreshAt         time.Time // no refresh before then (after failures)
 
 	failures int       // consecutive transport failures
 	openTill time.Time // breaker open until then
 	cooldown time.Duration
+
+	// startFails counts failed starts in a row; startAt is when Tools may
+	// start the server again in the background (a call need not wait).
+	startFails int
+	startAt    time.Time
 }
 
+// newServer makes the server of def. It may call Options.NeedsLogin, so
+// it runs without the Manager's lock.
 func (m *Manager) newServer(def *config.Server, approvals *config.Approvals) *server {
 	s := &server{m: m, def: def, state: StateIdle, names: map[string]string{}}
 	switch {
@@ -59,11 +83,6 @@ func (m *Manager) newServer(def *config.Server, approvals *config.Approvals) *se
 		if cause := approvals.Err(); st == config.Unavailable && cause != nil {
 			s.err = &ApprovalError{Cause: cause}
 		}
-	case m.opts.NeedsLogin != nil && def.Type != config.TypeStdio && m.opts.NeedsLogin(def):
-		s.state, s.phase, s.err = StateNeedsLogin, PhaseAuth, errors.New("login needed")
-		if m.opts.OnLoginNeeded != nil {
-			m.opts.OnLoginNeeded(def.Name)
-		}
 	}
 	if s.state == StateIdle {
 		spec, err := SpecFromConfig(def)
@@ -72,7 +91,24 @@ func (m *Manager) newServer(def *config.Server, approvals *config.Approvals) *se
 		}
 		s.spec = spec
 	}
+	if s.spec != nil && m.needsLogin(def) {
+		s.state, s.phase, s.err = StateNeedsLogin, PhaseAuth, &LoginRequiredError{Reason: "no usable token"}
+	}
 	return s
+}
+
+// announce gives the notice of a server made in the state it starts in.
+func (s *server) announce() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == StateNeedsLogin {
+		s.noticeLocked(NoticeNeedsLogin)
+	}
+}
+
+// needsLogin asks Options.NeedsLogin about an HTTP server.
+func (m *Manager) needsLogin(def *config.Server) bool {
+	return m.opts.NeedsLogin != nil && def.Type != config.TypeStdio && m.opts.NeedsLogin(def)
 }
 
 // sameAs says whether two servers have the same runnable definition.
@@ -87,48 +123,48 @@ func (s *server) sameAs(o *server) bool {
 		s.def.Required == o.def.Required && reflect.DeepEqual(s.def.OAuth, o.def.OAuth)
 }
 
-// ensure starts the server when it is idle or its session ended, and
-// relists a stale tool list. It returns when that is done or failed.
-func (s *server) ensure(ctx context.Context) {
+// startupBudget bounds the server's start.
+func (s *server) startupBudget() time.Duration {
+	if s.spec != nil && s.spec.StartupTimeout > 0 {
+		return s.spec.StartupTimeout
+	}
+	return s.m.opts.StartupTimeout
+}
+
+// kick starts the server in the background when it is idle or its
+// session ended (and the breaker allows; after a failed start, once the
+// wait is over), and refreshes a stale list in the background. It
+// returns the start under way, if any; it never waits.
+func (s *server) kick() <-chan struct{} {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == StateFailed && s.m.opts.Now().Before(s.startAt) {
+		return nil
+	}
+	return s.kickLocked()
+}
+
+// kickLocked starts the server unless it runs, starts, or may not; s.mu
+// is held.
+func (s *server) kickLocked() <-chan struct{} {
 	switch {
-	case s.spec == nil, s.closed:
-		s.mu.Unlock()
-		return
+	case s.spec == nil, s.closed, s.state == StateNeedsLogin, s.state == StateNeedsApproval:
+		return nil
 	case s.starting != nil:
-		ch := s.starting
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-		}
-		return
+		return s.starting
 	case s.conn != nil && !s.dead():
-		stale := s.stale
-		conn := s.conn
-		s.mu.Unlock()
-		if stale {
-			s.refresh(ctx, conn)
-		}
-		return
+		s.refreshLocked()
+		return nil
 	case s.breakerOpen():
-		s.mu.Unlock()
-		return
+		return nil
 	}
 	ch := make(chan struct{})
+	if !s.m.background(func() { s.start(ch) }) {
+		return nil // the Manager is closing
+	}
 	s.starting = ch
 	s.state = StateConnecting
-	old := s.conn
-	s.conn = nil
-	s.mu.Unlock()
-	if old != nil {
-		old.Close()
-	}
-	s.start(ctx)
-	s.mu.Lock()
-	s.starting = nil
-	s.mu.Unlock()
-	close(ch)
+	return ch
 }
 
 // dead says whether the session ended; s.mu is held.
@@ -144,103 +180,224 @@ func (s *server) dead() bool {
 	}
 }
 
-// start connects, initializes and lists tools within the startup budget.
-func (s *server) start(ctx context.Context) {
+// start connects, initializes and lists tools within the startup budget,
+// then closes done. It runs in the background, bounded by the Manager's
+// life, never by a caller's context.
+func (s *server) start(done chan struct{}) {
+	defer close(done)
 	m := s.m
-	sctx, cancel := context.WithTimeout(ctx, m.opts.StartupTimeout)
+	s.mu.Lock()
+	olds := []*Conn{s.conn, s.retiring}
+	s.conn, s.retiring = nil, nil
+	s.mu.Unlock()
+	for _, old := range olds {
+		if old != nil {
+			old.Close()
+		}
+	}
+	ctx, cancel := context.WithTimeout(m.ctx, s.startupBudget())
 	defer cancel()
-	defer context.AfterFunc(m.ctx, cancel)()
 	name := s.def.Name
-	popts := protocol.Options{ClientName: "mcpwire", ClientVersion: "manager"}
+	popts := protocol.Options{ClientName: m.opts.ClientName, ClientVersion: m.opts.ClientVersion}
 	if len(s.spec.Roots) == 0 && len(m.opts.Roots) > 0 {
 		popts.Roots = DirRoots(m.opts.Roots)
 	}
-	popts.OnToolsChanged = func() {
-		s.mu.Lock()
-		s.stale = true
-		s.mu.Unlock()
-	}
+	popts.OnToolsChanged = s.toolsChanged
 	if m.opts.Elicit != nil {
 		popts.Elicit = func(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
 			return m.opts.Elicit(ctx, name, p)
 		}
 	}
+	popts.OnResourcesChanged = s.changed
+	popts.OnPromptsChanged = s.changed
 	opts := &DialOptions{Environ: m.opts.Environ, Protocol: popts}
 	if m.opts.HTTPClient != nil && s.spec.Transport != "stdio" {
 		opts.HTTPClient = m.opts.HTTPClient(s.def)
 	}
 	m.logf("%s: starting", name)
-	conn, err := Dial(sctx, s.spec, opts)
-	if err != nil {
-		s.failStart(err, PhaseInitialize, ctx)
-		return
+	conn, err := Dial(ctx, s.spec, opts)
+	var tools []*protocol.Tool
+	if err == nil && conn.Init().Capabilities.Tools != nil {
+		tools, err = conn.ListTools(ctx)
+		if err != nil {
+			conn.Close()
+			err = conn.Explain(PhaseList, err)
+		}
 	}
-	tools, err := conn.ListTools(sctx)
 	if err != nil {
-		conn.Close()
-		s.failStart(conn.Explain(PhaseList, err), PhaseList, ctx)
+		if ctx.Err() != nil && m.ctx.Err() == nil {
+			err = withBudget(err, s.startupBudget())
+		}
+		s.failStart(err)
 		return
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.starting = nil
 	if s.closed {
 		// Closed while starting (Update removed it): nobody would
 		// close this session later.
-		s.mu.Unlock()
 		conn.Close()
 		return
 	}
-	s.conn, s.tools, s.stale, s.refreshErr = conn, tools, false, nil
+	s.conn, s.tools, s.stale, s.refreshErr, s.refreshFails = conn, tools, false, nil, 0
 	s.state, s.phase, s.err = StateConnected, "", nil
-	s.mu.Unlock()
+	s.startFails, s.startAt = 0, time.Time{}
+	s.instructions = conn.Init().Instructions
+	m.background(func() { s.watch(conn) })
 	m.logf("%s: connected (%d tools)", name, len(tools))
+	s.recoveredLocked(true)
+	s.changedLocked()
 }
 
-// failStart records a failed start.
-func (s *server) failStart(err error, phase string, ctx context.Context) {
+// withBudget says that the startup budget ran out.
+func withBudget(err error, d time.Duration) error {
+	var se *ServerError
+	if errors.As(err, &se) {
+		return &ServerError{Server: se.Server, Phase: se.Phase, Stderr: se.Stderr,
+			Err: fmt.Errorf("no answer within the startup budget of %v", d)}
+	}
+	return fmt.Errorf("no answer within the startup budget of %v: %w", d, err)
+}
+
+// failStart records a failed start: needs login for an auth failure
+// (which the breaker does not count), else failed.
+func (s *server) failStart(err error) {
+	phase := PhaseInitialize
 	var se *ServerError
 	if errors.As(err, &se) {
 		phase = se.Phase
-		err = errors.New(se.Reason())
-	}
-	s.mu.Lock()
-	s.state, s.phase, s.err = StateFailed, phase, err
-	if phase == PhaseAuth {
-		s.state = StateNeedsLogin
-	}
-	s.noteFailure()
-	s.mu.Unlock()
-	if phase == PhaseAuth && s.m.opts.OnLoginNeeded != nil {
-		s.m.opts.OnLoginNeeded(s.def.Name)
 	}
 	s.m.logf("%s: %s failed: %v", s.def.Name, phase, err)
-}
-
-// refresh lists the tools again after list_changed; a failure keeps the
-// previous list and says so.
-func (s *server) refresh(ctx context.Context, conn *Conn) {
-	sctx, cancel := context.WithTimeout(ctx, s.m.opts.StartupTimeout)
-	defer cancel()
-	tools, err := conn.ListTools(sctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err != nil && ctx.Err() != nil {
-		return // the caller gave up: still stale, nothing learnt of the server
-	}
-	if err != nil {
-		s.refreshErr = fmt.Errorf("refreshing the tool list after list_changed: %v (the previous list is kept)", err)
+	s.starting = nil
+	if s.closed {
 		return
 	}
-	s.tools, s.stale, s.refreshErr = tools, false, nil
+	s.startFails++
+	s.startAt = s.m.opts.Now().Add(backoff(s.startFails))
+	s.failLocked(phase, err, true)
+}
+
+// backoff is the wait after n failures in a row: 15 s, doubling up to 5
+// minutes.
+func backoff(n int) time.Duration {
+	return min(breakerFirst<<min(n-1, 8), breakerMax)
+}
+
+// failLocked records a failure of phase: the state, the breaker (when
+// counted) and the notice; s.mu is held.
+func (s *server) failLocked(phase string, err error, count bool) {
+	var se *ServerError
+	if errors.As(err, &se) {
+		err = se.Err
+	}
+	s.phase, s.err = phase, err
+	if phase == PhaseAuth {
+		s.state = StateNeedsLogin
+		s.noticeLocked(NoticeNeedsLogin)
+		return
+	}
+	s.state = StateFailed
+	if count {
+		s.noteFailure()
+	}
+	s.failureLocked(false)
+}
+
+// watch waits for the end of a session; one that ended while it was the
+// server's (a crash, a closed connection) makes the server idle until
+// the next start, and is told.
+func (s *server) watch(conn *Conn) {
+	select {
+	case <-conn.Done():
+	case <-s.m.ctx.Done():
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != conn || s.closed {
+		return // replaced or stopped on purpose
+	}
+	s.state = StateIdle
+	s.err = errors.New("the session ended")
+	if err := conn.Err(); err != nil {
+		s.err = conn.Explain(PhaseCall, err)
+		var se *ServerError
+		if errors.As(s.err, &se) {
+			s.err = se.Err
+		}
+	}
+	s.phase = PhaseCall
+	s.failedLocked(true)
+	// Its tools stay offered: a call of one reconnects.
+}
+
+// changed is told that the server's resources or prompts changed.
+func (s *server) changed() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.changedLocked()
+}
+
+// toolsChanged is told of notifications/tools/list_changed (on the
+// session's reader goroutine: it only marks and kicks).
+func (s *server) toolsChanged() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stale = true
+	s.gen++
+	s.refreshLocked()
+}
+
+// refreshLocked lists the tools again in the background when the list
+// is stale, no refresh runs and the last failure's wait is over; s.mu is
+// held.
+func (s *server) refreshLocked() {
+	if !s.stale || s.refreshing || s.conn == nil || s.closed || s.m.opts.Now().Before(s.refreshAt) {
+		return
+	}
+	conn, gen := s.conn, s.gen
+	if s.m.background(func() { s.refresh(conn, gen) }) {
+		s.refreshing = true
+	}
+}
+
+// refresh lists the tools of conn again; a failure keeps the previous
+// list, says so, and waits (15 s doubling up to 5 min) before the next.
+func (s *server) refresh(conn *Conn, gen int) {
+	ctx, cancel := context.WithTimeout(s.m.ctx, s.startupBudget())
+	defer cancel()
+	tools, err := conn.ListTools(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refreshing = false
+	if s.conn != conn || s.closed || s.m.ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		s.refreshFails++
+		wait := backoff(s.refreshFails)
+		s.refreshAt = s.m.opts.Now().Add(wait)
+		s.refreshErr = fmt.Errorf("refreshing the tool list after list_changed: %v (the previous list is kept; tried again after %s)", err, wait)
+		return
+	}
+	s.tools, s.refreshErr, s.refreshFails, s.refreshAt = tools, nil, 0, time.Time{}
+	s.stale = s.gen != gen
+	s.changedLocked()
+	s.refreshLocked()
 }
 
 // offered returns the tools the server offers to a model, enabledTools
 // and disabledTools applied; withdrawn says its breaker is open, so that
 // they are not offered now, but keep their names (a call of one says when
-// the server is tried again).
+// the server is tried again). A session that ended keeps its list: a call
+// reconnects.
 func (s *server) offered() (tools []*protocol.Tool, withdrawn bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state != StateConnected {
+	if s.conn == nil && s.state != StateConnected {
 		return nil, false
 	}
 	var out []*protocol.Tool
@@ -256,54 +413,148 @@ func (s *server) offered() (tools []*protocol.Tool, withdrawn bool) {
 	return out, s.breakerOpen()
 }
 
-// call runs one tool call, reconnecting first when the session ended.
-func (s *server) call(ctx context.Context, tool string, args any) (*Result, error) {
-	s.mu.Lock()
-	if s.breakerOpen() {
-		at := s.openTill
-		wait := at.Sub(s.m.opts.Now()).Round(time.Second)
-		s.mu.Unlock()
-		return nil, &ServerError{Server: s.def.Name, Phase: PhaseCall,
-			Err: fmt.Errorf("the server failed %d times in a row; its tools are withdrawn until %s (in %s), then one call is tried",
-				breakerAfter, at.Format(time.TimeOnly), wait)}
-	}
-	needStart := s.conn == nil || s.dead()
-	s.mu.Unlock()
-	if needStart {
-		s.ensure(ctx)
-	}
-	s.mu.Lock()
-	conn := s.conn
-	err, phase := s.err, s.phase
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return nil, &ServerError{Server: s.def.Name, Phase: PhaseCall,
-			Err: errors.New("the server was stopped (the manager closed, or its definition changed)")}
-	}
-	if conn == nil {
-		if err == nil {
-			err, phase = errors.New("not connected"), PhaseConnect
-		}
-		return nil, &ServerError{Server: s.def.Name, Phase: phase, Err: err}
-	}
-	var copts *protocol.CallOptions
-	if s.m.opts.OnProgress != nil {
-		name := s.def.Name
-		copts = &protocol.CallOptions{Progress: func(p protocol.ProgressParams) { s.m.opts.OnProgress(name, p) }}
-	}
-	res, err := conn.CallTool(ctx, tool, args, copts)
-	if err != nil {
-		if transportFailure(err) && ctx.Err() == nil {
+// session returns the live session, starting one first (and waiting for
+// it, within ctx) when the server is idle or its session ended: a call
+// reconnects. The error is a *ServerError.
+func (s *server) session(ctx context.Context) (*Conn, error) {
+	name := s.def.Name
+	for waited := false; ; waited = true {
+		s.mu.Lock()
+		switch {
+		case s.closed:
+			s.mu.Unlock()
+			return nil, &ServerError{Server: name, Phase: PhaseCall,
+				Err: errors.New("the server was stopped (the manager closed, or its definition changed)")}
+		case s.breakerOpen():
+			at := s.openTill
+			wait := at.Sub(s.m.opts.Now()).Round(time.Second)
+			s.mu.Unlock()
+			return nil, &ServerError{Server: name, Phase: PhaseCall,
+				Err: fmt.Errorf("the server failed %d times in a row; its tools are withdrawn until %s (in %s), then one call is tried",
+					breakerAfter, at.Format(time.TimeOnly), wait)}
+		case s.conn != nil && !s.dead():
+			conn := s.conn
+			s.mu.Unlock()
+			return conn, nil
+		case s.spec == nil || s.state == StateNeedsApproval:
+			err := &ServerError{Server: name, Phase: s.phase, Err: s.err}
+			s.mu.Unlock()
+			return nil, err
+		case waited:
+			// The start we waited for failed.
+			err := &ServerError{Server: name, Phase: s.phase, Err: s.err}
+			if err.Err == nil {
+				err.Phase, err.Err = PhaseConnect, errors.New("not connected")
+			}
+			s.mu.Unlock()
+			return nil, err
+		case s.state == StateNeedsLogin:
+			s.mu.Unlock()
+			// A login may have happened since: ask again.
+			if s.m.needsLogin(s.def) {
+				return nil, &ServerError{Server: name, Phase: PhaseAuth, Err: &LoginRequiredError{Reason: "no usable token"}}
+			}
 			s.mu.Lock()
-			s.noteFailure()
+			if s.state == StateNeedsLogin {
+				s.state = StateIdle
+			}
+		}
+		ch := s.kickLocked()
+		s.mu.Unlock()
+		if ch == nil {
+			return nil, &ServerError{Server: name, Phase: PhaseCall, Err: errors.New("the manager is closing")}
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, &ServerError{Server: name, Phase: PhaseConnect, Err: ctx.Err()}
+		}
+	}
+}
+
+// use runs op on the server's session (started first when needed) and
+// keeps the books: a transport failure counts for the breaker and is
+// told; a needed login changes the state; a success after failures
+// closes the breaker and tells that the server recovered. The error is a
+// *ServerError of phase.
+func (s *server) use(ctx context.Context, phase string, op func(*Conn) error) error {
+	conn, err := s.session(ctx)
+	if err != nil {
+		return err
+	}
+	err = op(conn)
+	if err != nil {
+		err = conn.Explain(phase, err)
+		var se *ServerError
+		switch {
+		case errors.As(err, &se) && se.Phase == PhaseAuth:
+			s.mu.Lock()
+			if s.conn == conn {
+				s.failLocked(PhaseAuth, err, false)
+			}
+			s.mu.Unlock()
+		case transportFailure(err) && ctx.Err() == nil:
+			s.mu.Lock()
+			if s.conn == conn || s.conn == nil {
+				s.noteFailure()
+				s.failureLocked(true)
+			}
 			s.mu.Unlock()
 		}
-		return nil, conn.Explain(PhaseCall, err)
+		return err
 	}
 	s.mu.Lock()
 	s.failures, s.cooldown = 0, 0
+	if s.conn == conn {
+		s.recoveredLocked(false)
+	}
 	s.mu.Unlock()
+	return nil
+}
+
+// toolTimeout bounds a tool call of the server: the definition's
+// toolTimeout, else Options.ToolTimeout, else its request timeout.
+func (s *server) toolTimeout() time.Duration {
+	switch {
+	case s.spec.ToolTimeout > 0:
+		return s.spec.ToolTimeout
+	case s.m.opts.ToolTimeout > 0:
+		return s.m.opts.ToolTimeout
+	}
+	return s.spec.Timeout
+}
+
+// call runs one tool call, reconnecting first when the session ended.
+func (s *server) call(ctx context.Context, tool string, args any, opts *CallOptions) (*Result, error) {
+	var res *protocol.CallToolResult
+	err := s.use(ctx, PhaseCall, func(conn *Conn) error {
+		copts := &protocol.CallOptions{Timeout: s.toolTimeout()}
+		var own func(protocol.ProgressParams)
+		if opts != nil {
+			own = opts.OnProgress
+			copts.Meta = opts.Meta
+			if opts.Timeout > 0 {
+				copts.Timeout = opts.Timeout
+			}
+		}
+		if all := s.m.opts.OnProgress; own != nil || all != nil {
+			name := s.def.Name
+			copts.Progress = func(p protocol.ProgressParams) {
+				if own != nil {
+					own(p)
+				}
+				if all != nil {
+					all(name, p)
+				}
+			}
+		}
+		var err error
+		res, err = conn.CallTool(ctx, tool, args, copts)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
 	return mapResult(res, s.m.opts.MaxText), nil
 }
 
@@ -315,10 +566,7 @@ func transportFailure(err error) bool {
 		return false
 	}
 	var ce *protocol.CapabilityError
-	if errors.As(err, &ce) {
-		return false
-	}
-	return true
+	return !errors.As(err, &ce)
 }
 
 // noteFailure counts a transport failure and opens the breaker after
@@ -345,20 +593,70 @@ func (s *server) breakerOpen() bool {
 func (s *server) snapshot() ServerState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.snapshotLocked()
+}
+
+// snapshotLocked is the server's state; s.mu is held.
+func (s *server) snapshotLocked() ServerState {
 	st := ServerState{Name: s.def.Name, State: s.state, Phase: s.phase, Err: s.err,
-		Tools: len(s.tools), Stale: s.stale, RefreshErr: s.refreshErr}
-	if s.breakerOpen() {
+		Tools: len(s.tools), Stale: s.stale, RefreshErr: s.refreshErr, ReloadErr: s.reloadErr,
+		Instructions: s.instructions}
+	switch {
+	case s.breakerOpen():
 		st.RetryAt = s.openTill
+	case s.state == StateFailed && s.m.opts.Now().Before(s.startAt):
+		st.RetryAt = s.startAt
 	}
 	if s.conn != nil {
-		st.ProtocolVersion = s.conn.Init().ProtocolVersion
-		st.ServerInfo = s.conn.Init().ServerInfo
+		st.ProtocolVersion = s.conn.ProtocolVersion()
+		st.ServerInfo = s.conn.ServerInfo()
 		st.Pid = s.conn.Pid()
 		if s.dead() && s.state == StateConnected {
 			st.State = StateIdle
 		}
 	}
 	return st
+}
+
+// restart ends the session, if any, forgets failures and the breaker,
+// asks again whether a login is needed, and starts the server in the
+// background; it returns the start.
+func (s *server) restart() (<-chan struct{}, error) {
+	needs := s.m.needsLogin(s.def)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.restartLocked(needs)
+}
+
+// restartLocked is restart with s.mu held; needs says whether a login is
+// needed.
+func (s *server) restartLocked(needs bool) (<-chan struct{}, error) {
+	switch {
+	case s.closed:
+		return nil, &ServerError{Server: s.def.Name, Phase: PhaseCall, Err: errors.New("the server was stopped")}
+	case s.spec == nil || s.state == StateNeedsApproval:
+		return nil, &ServerError{Server: s.def.Name, Phase: s.phase, Err: s.err}
+	case s.starting != nil:
+		return s.starting, nil
+	}
+	s.failures, s.cooldown, s.openTill = 0, 0, time.Time{}
+	s.refreshFails, s.refreshAt = 0, time.Time{}
+	s.startFails, s.startAt = 0, time.Time{}
+	if needs {
+		s.failLocked(PhaseAuth, &LoginRequiredError{Reason: "no usable token"}, false)
+		return nil, &ServerError{Server: s.def.Name, Phase: PhaseAuth, Err: s.err}
+	}
+	s.state = StateIdle
+	if s.conn != nil {
+		// The start closes it; it is no longer the server's session, so
+		// its end is no crash.
+		s.retiring, s.conn = s.conn, nil
+	}
+	ch := s.kickLocked()
+	if ch == nil {
+		return nil, &ServerError{Server: s.def.Name, Phase: PhaseCall, Err: errors.New("the manager is closing")}
+	}
+	return ch, nil
 }
 
 // close ends the session, if any, waiting for a start under way; the
