@@ -55,7 +55,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	defer m.Close()
 	if !noConnect {
 		stop := inv.spinner(fmt.Sprintf("connecting to %d servers", len(cfg.Servers)))
-		_, _ = m.Tools(ctx)
+		_ = m.Wait(ctx)
 		stop()
 	}
 	approvals, _ := config.OpenApprovals(home)
@@ -66,6 +66,15 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 			Enabled: s.Enabled, Approval: approvals.State(s).String(), Auth: inv.authStatus(home, s)}
 		st := states[i]
 		e.State = string(st.State)
+		if st.State == manager.StateNeedsLogin {
+			// The server said so (401), whatever the token file says.
+			switch e.Auth {
+			case "not needed":
+				e.Auth = "needed"
+			case "authenticated", "refreshable":
+				e.Auth = "rejected"
+			}
+		}
 		if st.State == manager.StateConnected {
 			e.ProtocolVersion = st.ProtocolVersion
 			n := st.Tools
