@@ -12,7 +12,7 @@ import (
 )
 
 // DefaultReplyRate is how many replies to the peer's requests a Conn sends
-// a second, at most, unless ConnOptions says otherwise.
+// in any one-second window, at most, unless ConnOptions says otherwise.
 const DefaultReplyRate = 32
 
 // maxHandling bounds the peer's requests being handled at once (their
@@ -53,8 +53,8 @@ type ConnOptions struct {
 	// it answers (an *AnswerError) besides. It runs on the reader
 	// goroutine and must not block.
 	OnBadMessage func(err error)
-	// ReplyRate is the most replies a second sent to the peer's requests
-	// (0 means DefaultReplyRate).
+	// ReplyRate is the most replies sent to the peer's requests in any
+	// one-second window (0 means DefaultReplyRate).
 	ReplyRate int
 	// NextID, when set, returns the ID for each outgoing call; by default
 	// IDs are integers counting up from 1.
@@ -487,35 +487,37 @@ func (c *Conn) write(resp *Response) {
 // IsEOF reports whether err means the peer closed the stream.
 func IsEOF(err error) bool { return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) }
 
-// A limiter is a token bucket: rate tokens a second, burst of rate.
+// A limiter lets at most rate events happen in any window of one second
+// (a token bucket would let a burst and its refill through in the first
+// second: twice the rate). It keeps the times of the last rate events,
+// those still to come included: the next may happen one second after the
+// oldest of them.
 type limiter struct {
-	mu     sync.Mutex
-	now    func() time.Time
-	rate   float64
-	tokens float64
-	last   time.Time
+	mu    sync.Mutex
+	now   func() time.Time
+	times []time.Time // a ring; zero = no event yet
+	next  int         // the oldest, overwritten next
 }
 
 func newLimiter(rate int) *limiter {
-	return &limiter{now: time.Now, rate: float64(rate), tokens: float64(rate), last: time.Now()}
+	return &limiter{now: time.Now, times: make([]time.Time, rate)}
 }
 
-// wait takes a token, waiting for one if none is left.
+// wait waits for the event's turn, and takes it. A wait that ctx ends
+// keeps its turn taken (the limit is never exceeded, at worst a later
+// event waits a little more).
 func (l *limiter) wait(ctx context.Context) error {
 	l.mu.Lock()
 	now := l.now()
-	l.tokens += now.Sub(l.last).Seconds() * l.rate
-	if l.tokens > l.rate {
-		l.tokens = l.rate
+	at := now
+	if oldest := l.times[l.next]; !oldest.IsZero() && oldest.Add(time.Second).After(now) {
+		at = oldest.Add(time.Second)
 	}
-	l.last = now
-	l.tokens--
-	var delay time.Duration
-	if l.tokens < 0 {
-		delay = time.Duration(-l.tokens / l.rate * float64(time.Second))
-	}
+	l.times[l.next] = at
+	l.next = (l.next + 1) % len(l.times)
 	l.mu.Unlock()
-	if delay == 0 {
+	delay := at.Sub(now)
+	if delay <= 0 {
 		return nil
 	}
 	t := time.NewTimer(delay)

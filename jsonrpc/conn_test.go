@@ -198,23 +198,48 @@ func TestBadInputAnsweredAndSkipped(t *testing.T) {
 	}
 }
 
+// TestReplyRateLimited: at most 32 replies in any one-second window (a
+// token bucket let 32 go at once and 31 more within the same second).
 func TestReplyRateLimited(t *testing.T) {
 	l := newLimiter(32)
-	clock := l.last
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l.now = func() time.Time { return clock }
 	done, cancel := context.WithCancel(context.Background())
-	cancel()
+	cancel() // a wait that would have to wait fails at once
 	for i := range 32 {
 		if err := l.wait(done); err != nil {
-			t.Fatalf("token %d of the burst had to wait", i)
+			t.Fatalf("reply %d of the first 32 had to wait", i)
 		}
 	}
 	if err := l.wait(done); err == nil {
 		t.Fatal("the 33rd reply in the same instant did not wait")
 	}
-	clock = clock.Add(time.Second)
-	if err := l.wait(done); err != nil {
-		t.Fatal("a second later the bucket is still empty")
+	clock = clock.Add(999 * time.Millisecond)
+	if err := l.wait(done); err == nil {
+		t.Fatal("a reply within the first second went out after 32")
+	}
+
+	// Replies spread over time: count those let through in each window.
+	l = newLimiter(32)
+	l.now = func() time.Time { return clock }
+	var sent []time.Time
+	for step := range 4000 {
+		clock = clock.Add(time.Duration(step%7) * time.Millisecond) // uneven
+		if l.wait(done) == nil {
+			sent = append(sent, clock)
+		}
+	}
+	for i := range sent {
+		n := 0
+		for j := i; j < len(sent) && sent[j].Sub(sent[i]) < time.Second; j++ {
+			n++
+		}
+		if n > 32 {
+			t.Fatalf("%d replies in the second from %v", n, sent[i])
+		}
+	}
+	if len(sent) < 32 {
+		t.Fatalf("only %d replies let through", len(sent))
 	}
 }
 
