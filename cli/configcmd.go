@@ -132,103 +132,6 @@ func (inv *invocation) approvalsUnavailable(server, home string, err error) *fai
 			" (32 bytes; delete a damaged one to make a new key, which loses every approval) and a " + config.SettingsFileName + " that is JSON"}}
 }
 
-// managementFlags are the flags of add, remove and friends.
-type managementFlags struct {
-	project bool
-	json    bool
-}
-
-func runAdd(ctx context.Context, inv *invocation, args []string) error {
-	fs := newFlagSet("add")
-	var mf managementFlags
-	var env, headers listFlag
-	var url, transportName string
-	var timeout float64
-	fs.BoolVar(&mf.project, "project", false, "add to ./.mcp.json (default: the home folder's .mcp.json)")
-	fs.StringVar(&url, "url", "", "the server's URL (http or sse)")
-	fs.StringVar(&transportName, "transport", "", `"http" (default for --url), or "sse" for the 2024-11-05 HTTP+SSE transport`)
-	fs.Var(&env, "env", "K=V for the server's environment (repeatable)")
-	fs.Var(&headers, "header", "'K: V' HTTP header (repeatable)")
-	fs.Float64Var(&timeout, "timeout", 0, "seconds per request (default 30, at most 300)")
-	pos, tail, hasTail, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usageErr("add takes one NAME")
-	}
-	name := pos[0]
-	if (url != "") == hasTail {
-		return usageErr("give either --url URL or -- COMMAND ARGS…")
-	}
-	if hasTail && len(tail) == 0 {
-		return usageErr("no command after --")
-	}
-	entry := config.Entry{Timeout: timeout}
-	if url != "" {
-		entry.Type, entry.URL = "http", url
-		if transportName != "" {
-			entry.Type = transportName
-		}
-		if len(env) > 0 {
-			return usageErr("--env is for stdio servers; an HTTP server takes --header")
-		}
-	} else {
-		entry.Command, entry.Args = tail[0], tail[1:]
-		if len(headers) > 0 {
-			return usageErr("--header is for HTTP servers; a stdio server takes --env")
-		}
-	}
-	for _, kv := range env {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return usageErr("--env wants K=V, got %q", strings.SplitN(kv, "=", 2)[0])
-		}
-		if entry.Env == nil {
-			entry.Env = map[string]string{}
-		}
-		entry.Env[k] = v
-		inv.addSecrets(v)
-	}
-	for _, h := range headers {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			return usageErr("--header wants 'Name: value'")
-		}
-		if entry.Headers == nil {
-			entry.Headers = map[string]string{}
-		}
-		entry.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		inv.addSecrets(strings.TrimSpace(v))
-	}
-	cfg, home, err := inv.loadConfig()
-	if err != nil {
-		return err
-	}
-	path := scopePath(inv, home, mf.project)
-	if other := cfg.Server(name); other != nil && other.Source != path {
-		inv.say("warning: %s is also defined in %s (%s scope); the project entry wins\n", name, other.Source, other.Scope)
-	}
-	scope := config.ScopeUser
-	if mf.project {
-		scope = config.ScopeProject
-	}
-	s, err := config.AddServer(path, scope, name, entry)
-	if err != nil {
-		return inv.configFailure(name, err)
-	}
-	ap, err := config.OpenApprovals(home)
-	if err != nil {
-		return inv.approvalsUnavailable(name, home, err)
-	}
-	if err := ap.Approve(s); err != nil {
-		return &failure{code: ExitConfig, server: name, phase: manager.PhaseApproval, err: err}
-	}
-	inv.printf("added %s to %s (%s scope) and approved it\n", name, path, scope)
-	inv.printf("try it: %s\n", inv.suggest("test", name))
-	return nil
-}
-
 // scopePath is the .mcp.json of the project (the working directory) or
 // of the home folder.
 func scopePath(inv *invocation, home string, project bool) string {
@@ -279,20 +182,8 @@ func runGet(ctx context.Context, inv *invocation, args []string) error {
 		problem = s.Err.Error()
 	}
 	if inv.json {
-		inv.writeJSON(struct {
-			Schema     int             `json:"schema"`
-			Name       string          `json:"name"`
-			Source     string          `json:"source"`
-			Scope      string          `json:"scope"`
-			Transport  string          `json:"transport"`
-			Target     string          `json:"target"`
-			Enabled    bool            `json:"enabled"`
-			Approval   string          `json:"approval"`
-			WorkDir    string          `json:"workDir,omitempty"`
-			Error      string          `json:"error,omitempty"`
-			Warnings   []string        `json:"warnings,omitempty"`
-			Definition rawJSONDocument `json:"definition"`
-		}{1, s.Name, s.Source, s.Scope, s.Type, s.Target(), s.Enabled, state, s.WorkDir(), problem, inv.reviewWarnings(s), rawJSONDocument(def)})
+		inv.writeJSON(getDoc{inv.header(true), s.Name, s.Source, s.Scope, s.Type, s.Target(), s.Enabled, state, s.WorkDir(), problem,
+			nonNil(inv.reviewWarnings(s)), rawJSONDocument(def)})
 		return nil
 	}
 	inv.printf("%s  %s\n", inv.bold(safe.Sanitize(s.Name)), inv.dim(fmt.Sprintf("%s:%d (%s scope)", safe.Sanitize(s.Source), s.Line, s.Scope)))
@@ -332,54 +223,28 @@ func (inv *invocation) review(out func(string, ...any), s *config.Server, def []
 	}
 }
 
+// getDoc is `mcpwire get --json`.
+type getDoc struct {
+	docHeader
+	Server    string `json:"server"`
+	Source    string `json:"source"`
+	Scope     string `json:"scope"`
+	Transport string `json:"transport"`
+	Target    string `json:"target"`
+	Enabled   bool   `json:"enabled"`
+	Approval  string `json:"approval"`
+	WorkDir   string `json:"workDir"` // where a stdio server runs; "" for HTTP, or the starter's folder
+	// Problem says why the definition cannot run (a wrong field, an
+	// unset variable); "" when it can.
+	Problem    string          `json:"problem"`
+	Warnings   []string        `json:"warnings"`
+	Definition rawJSONDocument `json:"definition"`
+}
+
 // rawJSONDocument embeds JSON bytes as is.
 type rawJSONDocument []byte
 
 func (r rawJSONDocument) MarshalJSON() ([]byte, error) { return r, nil }
-
-func runRemove(ctx context.Context, inv *invocation, args []string) error {
-	fs := newFlagSet("remove")
-	var project bool
-	fs.BoolVar(&project, "project", false, "remove from ./.mcp.json (default: the home folder's .mcp.json)")
-	pos, _, _, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usageErr("remove takes one NAME")
-	}
-	cfg, home, err := inv.loadConfig()
-	if err != nil {
-		return err
-	}
-	path := scopePath(inv, home, project)
-	if err := config.RemoveServer(path, pos[0]); err != nil {
-		f := inv.configFailure(pos[0], err).(*failure)
-		if s := cfg.Server(pos[0]); s != nil && errors.Is(err, config.ErrNotFound) && s.Scope == config.ScopeProject && !project {
-			f.hints = []string{"it is in the project scope: " + inv.suggest("remove", "--project", pos[0])}
-		}
-		return f
-	}
-	inv.printf("removed %s from %s\n", pos[0], path)
-	return nil
-}
-
-func runEnable(ctx context.Context, inv *invocation, args []string) error {
-	return inv.setEnabled(args, true)
-}
-
-func runDisable(ctx context.Context, inv *invocation, args []string) error {
-	return inv.setEnabled(args, false)
-}
-
-// namedServer parses a command line of one NAME and finds that server.
-func (inv *invocation) namedServer(args []string) (s *config.Server, home string, err error) {
-	pos, _, _, err := parseArgs(newFlagSet(inv.cmd.name), args)
-	if err != nil {
-		return nil, "", err
-	}
-	return inv.findServer(pos)
-}
 
 // findServer finds the server named by the one word of pos.
 func (inv *invocation) findServer(pos []string) (s *config.Server, home string, err error) {
@@ -394,23 +259,11 @@ func (inv *invocation) findServer(pos []string) (s *config.Server, home string, 
 	return s, home, err
 }
 
-func (inv *invocation) setEnabled(args []string, on bool) error {
-	s, _, err := inv.namedServer(args)
-	if err != nil {
-		return err
-	}
-	if err := config.SetEnabled(s.Source, s.Name, on); err != nil {
-		return inv.configFailure(s.Name, err)
-	}
-	inv.printf("%sd %s in %s\n", inv.cmd.name, s.Name, s.Source)
-	return nil
-}
-
 func runApprove(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("approve")
 	all := fs.Bool("all", false, "approve every definition that is not approved yet (revoked ones excepted), each reviewed on stderr: for CI")
 	project := fs.Bool("project", false, "with --all: only the definitions of the project file (./.mcp.json)")
-	fs.BoolVar(&inv.json, "json", false, "with --all: print one JSON document")
+	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
 	pos, _, _, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -422,20 +275,8 @@ func runApprove(ctx context.Context, inv *invocation, args []string) error {
 		return inv.approveAll(*project)
 	case *project:
 		return usageErr("--project goes with --all")
-	case inv.json:
-		return usageErr("--json goes with --all")
 	}
 	return inv.approval(pos, true)
-}
-
-// approvedEntry is one definition in `approve --all --json`.
-type approvedEntry struct {
-	Name     string   `json:"name"`
-	Source   string   `json:"source"`
-	Scope    string   `json:"scope"`
-	Result   string   `json:"result"` // approved, already approved, skipped, failed
-	Reason   string   `json:"reason,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
 }
 
 // approveAll approves every definition (of the project file only, with
@@ -452,13 +293,13 @@ func (inv *invocation) approveAll(project bool) error {
 	if err != nil {
 		return inv.approvalsUnavailable("", home, err)
 	}
-	var entries []approvedEntry
+	entries := []configResult{}
 	failed := 0
 	for _, s := range cfg.Servers {
 		if project && s.Scope != config.ScopeProject {
 			continue
 		}
-		e := approvedEntry{Name: s.Name, Source: s.Source, Scope: s.Scope}
+		e := configResult{Server: s.Name, Source: s.Source, Scope: s.Scope, Warnings: []string{}}
 		switch st := ap.State(s); {
 		case st == config.Approved:
 			e.Result = "already approved"
@@ -476,20 +317,16 @@ func (inv *invocation) approveAll(project bool) error {
 				failed++
 			} else {
 				e.Result = "approved"
-				e.Warnings = inv.reviewWarnings(s)
+				e.Warnings = nonNil(inv.reviewWarnings(s))
 			}
 		}
 		entries = append(entries, e)
 	}
 	if inv.json {
-		inv.writeJSON(struct {
-			Schema  int             `json:"schema"`
-			OK      bool            `json:"ok"`
-			Servers []approvedEntry `json:"servers"`
-		}{1, failed == 0, entries})
+		inv.writeJSON(configDoc{inv.header(failed == 0), entries})
 	} else {
 		for _, e := range entries {
-			line := fmt.Sprintf("%s %s (%s)", e.Result, safe.Sanitize(e.Name), safe.Sanitize(e.Source))
+			line := fmt.Sprintf("%s %s (%s)", e.Result, safe.Sanitize(e.Server), safe.Sanitize(e.Source))
 			if e.Reason != "" {
 				line += ": " + e.Reason
 			}
@@ -509,18 +346,17 @@ func (inv *invocation) approveAll(project bool) error {
 }
 
 func runRevoke(ctx context.Context, inv *invocation, args []string) error {
-	return inv.approval(args, false)
+	fs := newFlagSet("revoke")
+	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
+	pos, _, _, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	return inv.approval(pos, false)
 }
 
 func (inv *invocation) approval(args []string, approve bool) error {
-	var s *config.Server
-	var home string
-	var err error
-	if approve {
-		s, home, err = inv.findServer(args) // runApprove parsed the flags
-	} else {
-		s, home, err = inv.namedServer(args)
-	}
+	s, home, err := inv.findServer(args) // runApprove and runRevoke parsed the flags
 	if err != nil {
 		return err
 	}
@@ -533,6 +369,10 @@ func (inv *invocation) approval(args []string, approve bool) error {
 	if !approve {
 		if err := ap.Revoke(s); err != nil {
 			return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err}
+		}
+		if inv.json {
+			inv.writeJSON(configDoc{inv.header(true), []configResult{{Server: s.Name, Source: s.Source, Scope: s.Scope, Result: "revoked", Warnings: []string{}}}})
+			return nil
 		}
 		inv.printf("revoked %s (%s)\n", s.Name, s.Source)
 		return nil
@@ -550,6 +390,10 @@ func (inv *invocation) approval(args []string, approve bool) error {
 			f.hints = []string{"the file changed while " + inv.prog + " read it; review it again with: " + inv.suggest("get", s.Name)}
 		}
 		return f
+	}
+	if inv.json {
+		inv.writeJSON(configDoc{inv.header(true), []configResult{{Server: s.Name, Source: s.Source, Scope: s.Scope, Result: "approved", Warnings: nonNil(inv.reviewWarnings(s))}}})
+		return nil
 	}
 	inv.printf("approved %s\n", s.Name)
 	return nil
