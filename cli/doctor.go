@@ -146,6 +146,9 @@ func (inv *invocation) doctorConfigured(ctx context.Context, tf *targetFlags, ho
 
 // diagnose runs the checks of one server within the startup budget.
 func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *manager.Spec, def *manager.Check, home string) *doctorReport {
+	if spec.AllowHTTP {
+		inv.warnPlainHTTP(spec.Name, spec.URL)
+	}
 	for _, v := range spec.Env {
 		inv.addSecrets(v)
 	}

@@ -54,6 +54,11 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	}
 	defer m.Close()
 	if !noConnect {
+		for _, s := range cfg.Servers {
+			if s.AllowHTTP && s.Enabled && s.Expanded != nil {
+				inv.warnPlainHTTP(s.Name, s.Expanded.URL)
+			}
+		}
 		stop := inv.spinner(fmt.Sprintf("connecting to %d servers", len(cfg.Servers)))
 		_ = m.Wait(ctx)
 		stop()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -27,6 +28,8 @@ type targetFlags struct {
 	verbose  bool
 	roots    listFlag
 	logLevel string
+	// allowHTTP allows plain http to a URL target off loopback.
+	allowHTTP bool
 }
 
 func (tf *targetFlags) register(fs *flag.FlagSet) {
@@ -38,6 +41,7 @@ func (tf *targetFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&tf.verbose, "verbose", false, "copy a stdio server's stderr to stderr as it comes")
 	fs.Var(&tf.roots, "root", "a directory offered to the server as a root (repeatable; none unless given, or the definition's roots)")
 	fs.StringVar(&tf.logLevel, "log-level", "", "ask the server for log messages at this level and above")
+	fs.BoolVar(&tf.allowHTTP, "allow-http", false, "allow plain http to a URL target that is not loopback (a CI service container); warns, and never sends a token")
 }
 
 // A target is a server to talk to, resolved from the command line.
@@ -85,10 +89,25 @@ func (inv *invocation) resolveTarget(ctx context.Context, tf *targetFlags, pos, 
 	case len(pos) == 0:
 		return nil, nil, usageErr("no TARGET: give a server name, an http(s):// URL, --demo, or -- COMMAND ARGS")
 	case strings.HasPrefix(pos[0], "http://") || strings.HasPrefix(pos[0], "https://"):
-		spec := &manager.Spec{Name: manager.URLName(pos[0]), Transport: "http", URL: pos[0], Header: map[string]string{}}
+		spec := &manager.Spec{Name: manager.URLName(pos[0]), Transport: "http", URL: pos[0], Header: map[string]string{}, AllowHTTP: tf.allowHTTP}
 		for _, h := range tf.headers {
 			k, v, _ := strings.Cut(h, ":")
 			spec.Header[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		if err := safe.CheckServerURL(spec.URL, tf.allowHTTP); err != nil {
+			f := usageErr("%v", err)
+			var ue *safe.URLError
+			if errors.As(err, &ue) && ue.PlainHTTP {
+				f.hints = []string{"for a server you trust on a network you trust (a CI service container), allow it: --allow-http"}
+			}
+			return nil, nil, f
+		}
+		if plainHTTP(spec.URL) {
+			for k := range spec.Header {
+				if strings.EqualFold(k, "Authorization") {
+					return nil, nil, usageErr("--allow-http: a token never crosses plain http to another host; use https, or drop the Authorization header")
+				}
+			}
 		}
 		return &target{spec: spec, stop: func() {}}, pos[1:], nil
 	}
@@ -123,10 +142,30 @@ func startHTTPDemo() (*target, error) {
 	return &target{spec: &manager.Spec{Name: "demo", Transport: "http", URL: url}, stop: stop}, nil
 }
 
+// plainHTTP reports whether raw is a plain http URL to a host that is not
+// loopback (allowed only by allowHttp / --allow-http).
+func plainHTTP(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && strings.EqualFold(u.Scheme, "http") && !safe.IsLoopbackHost(u.Hostname())
+}
+
+// warnPlainHTTP prints the warning line of a server reached over plain
+// http off loopback, which its definition or --allow-http allowed.
+func (inv *invocation) warnPlainHTTP(name, raw string) {
+	if plainHTTP(raw) {
+		u, _ := url.Parse(raw)
+		inv.say("warning: %s: plain http to %s (allowed by allowHttp or --allow-http): anyone on the network between can read and change this traffic; no token is sent\n",
+			safe.Sanitize(name), safe.Sanitize(u.Host))
+	}
+}
+
 // connect starts a session with the target's server, bounded by the
 // startup budget, with a spinner for people.
 func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, popts protocol.Options) (*manager.Conn, error) {
 	spec := t.spec
+	if spec.AllowHTTP {
+		inv.warnPlainHTTP(spec.Name, spec.URL)
+	}
 	if tf.timeout > 0 {
 		spec.Timeout = tf.timeout
 	}

@@ -186,7 +186,7 @@ func (s *Server) ExpandLookup(lookup func(string) (string, bool)) (*Expanded, er
 			}
 		}
 	case TypeHTTP, TypeSSE:
-		if err := checkURL(x.URL, false); err != nil {
+		if err := checkURL(x.URL, s.AllowHTTP); err != nil {
 			return nil, after("url", err.Error())
 		}
 		for _, k := range slices.Sorted(maps.Keys(x.Headers)) {

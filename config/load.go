@@ -429,6 +429,8 @@ func parseEntry(file, scope string, data []byte, name string, m *jmember, warnin
 		typAt                   int
 		cmdAt, urlAt            = -1, -1
 		urlField                string
+		urlVal                  *jnode
+		allowAt                 = -1
 		enabled, disabled       *bool
 		oauthAt                 = -1
 		bearerAt                = -1
@@ -491,12 +493,11 @@ func parseEntry(file, scope string, data []byte, name string, m *jmember, warnin
 				break
 			}
 			s.URL, _ = p.str(v, f.key)
-			urlAt, urlField = f.keyStart, f.key
-			if v.kind == '"' && !strings.Contains(s.URL, "${") {
-				if err := checkURL(s.URL, false); err != nil {
-					p.fail(v.start, f.key, "%v", err)
-				}
-			}
+			urlAt, urlField, urlVal = f.keyStart, f.key, v
+		case "allowHttp":
+			s.AllowHTTP, _ = p.boolean(v, f.key)
+			allowAt = f.keyStart
+			httpOnly, httpOnlyAt = append(httpOnly, f.key), append(httpOnlyAt, f.keyStart)
 		case "headers":
 			s.Headers = p.strMap(v, f.key, headerNameProblem)
 			for _, hm := range v.members {
@@ -617,6 +618,24 @@ func parseEntry(file, scope string, data []byte, name string, m *jmember, warnin
 	} else if typ != "" {
 		for i, f := range stdioOnly {
 			p.fail(stdioOnlyAt[i], f, "is for stdio servers; this one is %s", typ)
+		}
+	}
+	// The URL rules, with the entry's allowHttp wherever it stands.
+	if urlVal != nil && urlVal.kind == '"' && !strings.Contains(s.URL, "${") {
+		if err := checkURL(s.URL, s.AllowHTTP); err != nil {
+			p.fail(urlVal.start, urlField, "%v", err)
+		}
+	}
+	// allowHttp is for servers without tokens: none crosses plain http.
+	if s.AllowHTTP && !strings.HasPrefix(strings.ToLower(s.URL), "https://") {
+		token := oauthAt >= 0 || bearerAt >= 0
+		for _, hs := range []map[string]string{s.Headers, s.EnvHeaders} {
+			for k := range hs {
+				token = token || strings.EqualFold(k, "Authorization")
+			}
+		}
+		if token {
+			p.fail(allowAt, "allowHttp", "a token (oauth, bearerTokenEnvVar or an Authorization header) never crosses plain http to another host; use https, or drop the token")
 		}
 	}
 	if oauthAt >= 0 {

@@ -72,8 +72,13 @@ type Server struct {
 	// BearerTokenEnvVar names a variable whose value is sent as
 	// "Authorization: Bearer <value>" ("bearerTokenEnvVar").
 	BearerTokenEnvVar string
-	Enabled           bool // "enabled", or not "disabled"; true when neither is given
-	Required          bool // "required": the caller should fail when this server fails
+	// AllowHTTP ("allowHttp") allows plain http to a host that is not
+	// loopback (a CI service container, a compose network): the person
+	// opted in, and is warned each time. Never with a token: oauth, an
+	// Authorization header or bearerTokenEnvVar then are an error.
+	AllowHTTP bool
+	Enabled   bool // "enabled", or not "disabled"; true when neither is given
+	Required  bool // "required": the caller should fail when this server fails
 
 	EnabledTools  []string // "enabledTools": when non-empty, only these tools are offered
 	DisabledTools []string // "disabledTools": these tools are never offered

@@ -34,6 +34,9 @@ type Spec struct {
 
 	URL    string
 	Header map[string]string
+	// AllowHTTP allows plain http to a host that is not loopback
+	// ("allowHttp"); no OAuth token is ever sent over it.
+	AllowHTTP bool
 
 	// Timeout bounds each request (0: protocol.DefaultTimeout).
 	Timeout time.Duration
@@ -160,7 +163,7 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 		}
 		c.Session = sess
 	case "http", "sse":
-		h := &transport.HTTP{URL: spec.URL, Client: opts.HTTPClient, Legacy: spec.Transport == "sse", Header: http.Header{}}
+		h := &transport.HTTP{URL: spec.URL, Client: opts.HTTPClient, Legacy: spec.Transport == "sse", Header: http.Header{}, AllowHTTP: spec.AllowHTTP}
 		for k, v := range spec.Header {
 			h.Header.Set(k, v)
 		}
@@ -238,7 +241,7 @@ func SpecFromConfig(s *config.Server) (*Spec, error) {
 	return &Spec{
 		Name: s.Name, Transport: s.Type,
 		Command: x.Command, Args: x.Args, Env: x.Env, Dir: x.Cwd,
-		URL: x.URL, Header: x.Headers, Timeout: s.Timeout, Roots: x.Roots,
+		URL: x.URL, Header: x.Headers, AllowHTTP: s.AllowHTTP, Timeout: s.Timeout, Roots: x.Roots,
 		StartupTimeout: s.StartupTimeout, ToolTimeout: s.ToolTimeout,
 	}, nil
 }

@@ -425,6 +425,9 @@ func (d *doctor) post(ctx context.Context) (int, []oauth.Challenge, bool, error)
 // oauth checks discovery and the login state.
 func (d *doctor) oauth(ctx context.Context, challenges []oauth.Challenge) {
 	client := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// The endpoint rules (https; loopback http only for a loopback server)
+	// follow the server this doctor checks.
+	ctx = oauth.WithServerURL(ctx, d.spec.URL)
 	prm, err := oauth.DiscoverResource(ctx, client, d.spec.URL, challenges)
 	switch {
 	case err == nil && len(prm.AuthorizationServers) > 0:

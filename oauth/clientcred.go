@@ -46,6 +46,7 @@ type ClientCredentialsOptions struct {
 // ClientCredentials obtains a token with the client_credentials grant for
 // the MCP server at opts.ServerURL, after the usual discovery, and saves it.
 func ClientCredentials(ctx context.Context, opts ClientCredentialsOptions) (*Token, error) {
+	ctx = withServerURL(ctx, opts.ServerURL)
 	log := &logger{opts.Logf}
 	now := time.Now()
 	if opts.Now != nil {

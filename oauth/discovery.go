@@ -60,11 +60,11 @@ func ParseResourceMetadata(data []byte) (*ProtectedResourceMetadata, error) {
 	if md.Resource == "" {
 		return nil, errors.New("parsing protected resource metadata: no resource")
 	}
-	if err := checkHTTPURL(md.Resource, true); err != nil {
+	if err := checkURLShape(md.Resource, true); err != nil {
 		return nil, fmt.Errorf("parsing protected resource metadata: resource: %v", err)
 	}
 	for _, as := range md.AuthorizationServers {
-		if err := checkHTTPURL(as, true); err != nil {
+		if err := checkURLShape(as, true); err != nil {
 			return nil, fmt.Errorf("parsing protected resource metadata: authorization server: %v", err)
 		}
 	}
@@ -81,7 +81,7 @@ func ParseAuthServerMetadata(data []byte) (*AuthServerMetadata, error) {
 	if md.Issuer == "" {
 		return nil, errors.New("parsing authorization server metadata: no issuer")
 	}
-	if err := checkHTTPURL(md.Issuer, true); err != nil {
+	if err := checkURLShape(md.Issuer, true); err != nil {
 		return nil, fmt.Errorf("parsing authorization server metadata: issuer: %v", err)
 	}
 	for name, u := range map[string]string{
@@ -89,31 +89,28 @@ func ParseAuthServerMetadata(data []byte) (*AuthServerMetadata, error) {
 		"token_endpoint":         md.TokenEndpoint,
 		"registration_endpoint":  md.RegistrationEndpoint,
 		"revocation_endpoint":    md.RevocationEndpoint,
+		"jwks_uri":               md.JWKSURI,
 	} {
 		if u == "" {
 			continue
 		}
-		if err := checkHTTPURL(u, false); err != nil {
+		if err := checkURLShape(u, false); err != nil {
 			return nil, fmt.Errorf("parsing authorization server metadata: %s: %v", name, err)
 		}
 	}
 	return &md, nil
 }
 
-// checkHTTPURL accepts absolute http and https URLs without userinfo or
-// fragment (and, when noQuery, without a query).
-func checkHTTPURL(raw string, noQuery bool) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return errors.New("not a URL")
+// checkURLShape checks a URL from metadata before anything is fetched
+// from it: an OAuth endpoint by safe.CheckEndpointURL as if its own MCP
+// server were on the same host (so plain http off loopback is refused at
+// once; the request checks the rule again with the real server's URL),
+// and when noQuery, without a query.
+func checkURLShape(raw string, noQuery bool) error {
+	if err := safe.CheckEndpointURL(raw, raw); err != nil {
+		return err
 	}
-	if u.Scheme != "https" && u.Scheme != "http" {
-		return errors.New("not an http(s) URL")
-	}
-	if u.Host == "" || u.User != nil || u.Fragment != "" || strings.Contains(raw, "#") {
-		return fmt.Errorf("unusable URL %s", safe.RedactURL(raw))
-	}
-	if noQuery && u.RawQuery != "" {
+	if u, _ := url.Parse(raw); noQuery && u.RawQuery != "" {
 		return fmt.Errorf("URL %s has a query", safe.RedactURL(raw))
 	}
 	return nil
@@ -178,6 +175,7 @@ func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
 // serverURL, else a *ResourceMismatchError. When nothing is found the error
 // matches ErrNoResourceMetadata.
 func DiscoverResource(ctx context.Context, client *http.Client, serverURL string, challenges []Challenge) (*ProtectedResourceMetadata, error) {
+	ctx = withServerURL(ctx, serverURL)
 	u, err := url.Parse(serverURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("discovering resource metadata: server URL %s is not an absolute http(s) URL", safe.RedactURL(serverURL))
@@ -185,7 +183,7 @@ func DiscoverResource(ctx context.Context, client *http.Client, serverURL string
 	var candidates []string
 	for _, c := range challenges {
 		if rm := c.ResourceMetadata(); rm != "" && c.IsBearer() {
-			if checkHTTPURL(rm, false) == nil {
+			if checkURLShape(rm, false) == nil {
 				candidates = append(candidates, rm)
 			}
 			break

@@ -51,6 +51,7 @@ type CrossAppOptions struct {
 // then the RFC 7523 jwt-bearer grant at the authorization server with
 // client_secret_basic. The token is saved like any other.
 func CrossAppAccess(ctx context.Context, opts CrossAppOptions) (*Token, error) {
+	ctx = withServerURL(ctx, opts.ServerURL)
 	log := &logger{opts.Logf}
 	now := time.Now()
 	if opts.Now != nil {
@@ -62,7 +63,7 @@ func CrossAppAccess(ctx context.Context, opts CrossAppOptions) (*Token, error) {
 	if opts.ClientID == "" {
 		return nil, fmt.Errorf("cross-app access: %w", ErrNoClientID)
 	}
-	if err := checkHTTPURL(opts.IdPTokenEndpoint, false); err != nil {
+	if err := checkURLShape(opts.IdPTokenEndpoint, false); err != nil {
 		return nil, fmt.Errorf("cross-app access: IdP token endpoint: %v", err)
 	}
 	client := noRedirectClient(opts.Client)

@@ -160,6 +160,7 @@ func joinScopes(s []string) string { return strings.Join(s, " ") }
 // step on a loopback redirect, the code exchange. The resulting record is
 // saved in opts.Store under opts.ServerName.
 func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
+	ctx = withServerURL(ctx, opts.ServerURL)
 	log := &logger{opts.Logf}
 	if opts.OpenBrowser == nil {
 		return nil, errors.New("login: no way to open the authorization URL")
@@ -218,6 +219,11 @@ func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 	q.Set("resource", s.resource)
 	if len(scopes) > 0 {
 		q.Set("scope", joinScopes(scopes))
+	}
+	// The browser, not do, goes to the authorization endpoint: the same
+	// rule, checked here.
+	if err := safe.CheckEndpointURL(md.AuthorizationEndpoint, opts.ServerURL); err != nil {
+		return nil, fmt.Errorf("login: authorization endpoint: %w", err)
 	}
 	authURL, err := addQuery(md.AuthorizationEndpoint, q)
 	if err != nil {

@@ -77,6 +77,12 @@ func noRedirectClient(c *http.Client) *http.Client {
 
 // do sends req with c; a redirect answer becomes ErrRedirect.
 func do(c *http.Client, req *http.Request) (*http.Response, error) {
+	// Every OAuth endpoint is https; plain http only on loopback for an
+	// MCP server on loopback (safe.CheckEndpointURL). No token, code or
+	// secret crosses plain http to another host, whatever opted in.
+	if err := safe.CheckEndpointURL(req.URL.String(), serverURLOf(req.Context())); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", req.Method, safe.RedactURL(req.URL.String()), err)
+	}
 	resp, err := noRedirectClient(c).Do(req)
 	if err != nil {
 		if errors.Is(err, ErrRedirect) {
@@ -135,14 +141,38 @@ func getJSON(ctx context.Context, c *http.Client, u string) (data []byte, found 
 	return data, true, nil
 }
 
+// statusError is an unexpected answer, with a short sanitized excerpt of
+// its body (at most 200 bytes, one line).
 func statusError(op, u string, resp *http.Response) error {
 	body, _ := readBody(resp, maxErrorBody)
-	s := safe.Sanitize(string(body))
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		s = s[:200]
+	s := safe.Sanitize(strings.Join(strings.Fields(string(body)), " "))
+	return &HTTPStatusError{Op: op, URL: safe.RedactURL(u), StatusCode: resp.StatusCode, Body: clip(s, 200)}
+}
+
+// serverURLKey carries the URL of the MCP server an OAuth exchange is for.
+type serverURLKey struct{}
+
+// WithServerURL returns ctx carrying the URL of the MCP server whose
+// OAuth endpoints are contacted under it: plain http to a loopback
+// endpoint is allowed only when that server is on loopback too. Login,
+// ClientCredentials, CrossAppAccess, DiscoverResource, refreshes and
+// revocations set it themselves; a caller of DiscoverAuthServer alone sets
+// it. Without it, every endpoint must be https.
+func WithServerURL(ctx context.Context, serverURL string) context.Context {
+	return context.WithValue(ctx, serverURLKey{}, serverURL)
+}
+
+// withServerURL is WithServerURL unless ctx carries a server URL already.
+func withServerURL(ctx context.Context, serverURL string) context.Context {
+	if serverURLOf(ctx) != "" {
+		return ctx
 	}
-	return &HTTPStatusError{Op: op, URL: safe.RedactURL(u), StatusCode: resp.StatusCode, Body: s}
+	return WithServerURL(ctx, serverURL)
+}
+
+func serverURLOf(ctx context.Context) string {
+	s, _ := ctx.Value(serverURLKey{}).(string)
+	return s
 }
 
 // clientAuth says how to authenticate a client at a token endpoint.

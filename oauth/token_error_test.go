@@ -38,7 +38,8 @@ func TestTokenErrorHidesRequest(t *testing.T) {
 		{method: "private_key_jwt", id: "client", assertion: assertion},
 	} {
 		form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier}}
-		_, _, err := postToken(context.Background(), srv.Client(), srv.URL+"/token", form, auth, time.Now())
+		ctx := WithServerURL(context.Background(), srv.URL+"/mcp")
+		_, _, err := postToken(ctx, srv.Client(), srv.URL+"/token", form, auth, time.Now())
 		var te *TokenError
 		if !errors.As(err, &te) {
 			t.Fatalf("%s: err = %v, want a *TokenError", auth.method, err)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // A Transport adds "Authorization: Bearer" to requests for the resource its
@@ -41,6 +43,11 @@ func (t *Transport) base() http.RoundTripper {
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.Source == nil || t.Resource == "" || !ResourceCovers(t.Resource, req.URL.String()) {
+		return t.base().RoundTrip(req)
+	}
+	// No token ever crosses plain http to a host that is not loopback,
+	// whatever allowed plain http to the server ("allowHttp").
+	if !strings.EqualFold(req.URL.Scheme, "https") && !safe.IsLoopbackHost(req.URL.Hostname()) {
 		return t.base().RoundTrip(req)
 	}
 	ctx := req.Context()
@@ -199,6 +206,7 @@ func (s *StoreSource) Refresh(ctx context.Context, stale *Token) (*Token, error)
 
 func (s *StoreSource) refreshLocked(ctx context.Context) (*Token, error) {
 	rec := s.rec
+	ctx = withServerURL(ctx, rec.Resource)
 	if rec.Token.RefreshToken == "" {
 		return nil, &LoginRequiredError{Reason: "the token expired and there is no refresh token"}
 	}
@@ -314,6 +322,7 @@ func Revoke(ctx context.Context, client *http.Client, rec *Record) error {
 	if rec == nil || rec.Token == nil || rec.RevocationEndpoint == "" || rec.Client == nil {
 		return nil
 	}
+	ctx = withServerURL(ctx, rec.Resource)
 	var errs []error
 	for _, p := range [][2]string{{rec.Token.RefreshToken, "refresh_token"}, {rec.Token.AccessToken, "access_token"}} {
 		if p[0] == "" {

@@ -69,6 +69,9 @@ type HTTP struct {
 	// Legacy selects the 2024-11-05 HTTP+SSE transport from the start
 	// ("type": "sse").
 	Legacy bool
+	// AllowHTTP allows plain http to a host that is not loopback (the
+	// definition's "allowHttp", --allow-http): the caller warns.
+	AllowHTTP bool
 }
 
 const (
@@ -136,7 +139,7 @@ var _ jsonrpc.Stream = (*HTTPConn)(nil)
 // until the first Write. ctx's values are kept for every request, but its
 // end does not end the connection (Close does).
 func (h *HTTP) Connect(ctx context.Context) (*HTTPConn, error) {
-	if err := safe.CheckServerURL(h.URL, false); err != nil {
+	if err := safe.CheckServerURL(h.URL, h.AllowHTTP); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
