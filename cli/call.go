@@ -55,9 +55,12 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 	t, conn, ev, tf := r.t, r.conn, r.ev, &r.tf
 	toolName, words := r.rest[0], r.rest[1:]
 
+	// The tool list comes first: an unknown tool and a missing required
+	// argument are the caller's mistakes (exit 2), refused before sending,
+	// and k=v values are typed by the tool's input schema.
 	var schema json.RawMessage
 	listMs := int64(0)
-	if needsSchema(words) && conn.Init().Capabilities.Tools != nil {
+	if conn.Init().Capabilities.Tools != nil {
 		start := time.Now()
 		tools, err := conn.ListTools(ctx)
 		if err != nil {
@@ -65,19 +68,32 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 		}
 		listMs = time.Since(start).Milliseconds()
 		found := false
+		var names []string
 		for _, tool := range tools {
+			names = append(names, tool.Name)
 			if tool.Name == toolName {
 				schema, found = tool.InputSchema, true
 			}
 		}
 		if !found {
-			return fail(ExitUsage, phaseUsage, fmt.Errorf("%s has no tool %q", t.spec.Name, toolName),
-				"list the tools with: "+inv.suggest("test")+" "+targetWords(t, tf))
+			f := fail(ExitUsage, phaseUsage, fmt.Errorf("%s has no tool %q", t.spec.Name, toolName))
+			f.server = t.spec.Name
+			if c := closest(toolName, names); c != "" {
+				f.hints = append(f.hints, "did you mean "+c+"?")
+			}
+			f.hints = append(f.hints, "list the tools with: "+inv.suggest("test")+" "+targetWords(t, tf))
+			return f
 		}
 	}
 	callArgs, err := toolArgs(words, inv.env.Stdin, schema)
 	if err != nil {
 		return err
+	}
+	if missing := missingRequired(schema, callArgs); len(missing) > 0 {
+		f := usageErr("the tool %s needs %s %s", toolName, map[bool]string{true: "the argument", false: "the arguments"}[len(missing) == 1], strings.Join(missing, ", "))
+		f.server = t.spec.Name
+		f.hints = []string{"give " + strings.Join(missing, "=VALUE ") + "=VALUE (or one JSON object)"}
+		return f
 	}
 	copts := &protocol.CallOptions{}
 	if ev.on || (inv.env.StderrIsTerminal && !inv.json) {
@@ -121,10 +137,22 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 	return nil
 }
 
-// needsSchema says whether the words are k=v pairs, which are typed by the
-// tool's input schema.
-func needsSchema(words []string) bool {
-	return len(words) > 0 && !(len(words) == 1 && (words[0] == "-" || strings.HasPrefix(strings.TrimSpace(words[0]), "{")))
+// missingRequired lists the properties a tool's input schema requires
+// that args lacks, in the schema's order.
+func missingRequired(schema json.RawMessage, args map[string]any) []string {
+	var s struct {
+		Required []string `json:"required"`
+	}
+	if len(schema) == 0 || json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range s.Required {
+		if _, ok := args[r]; !ok {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // targetWords repeats the target as typed, for hints.

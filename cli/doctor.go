@@ -20,6 +20,45 @@ type doctorReport struct {
 	Checks    []manager.Check `json:"checks"`
 }
 
+// doctorDoc is `mcpwire doctor --json`.
+type doctorDoc struct {
+	docHeader
+	Servers []*doctorReport `json:"servers"`
+}
+
+// exitCode is what a server's diagnosis means as an exit code: 3 when its
+// definition or approval is the problem, 4 when a login is needed or
+// failed, 1 when the server itself failed, 0 when all is well.
+func (r *doctorReport) exitCode() int {
+	code := ExitOK
+	for _, c := range r.Checks {
+		if c.Status != manager.CheckFail {
+			continue
+		}
+		switch c.Phase {
+		case "definition":
+			return ExitConfig // nothing else could run
+		case "login", "oauth", manager.PhaseAuth:
+			code = ExitAuth
+		default:
+			if code == ExitOK {
+				code = ExitServer
+			}
+		}
+	}
+	return code
+}
+
+// worseExit combines the exit codes of several servers: a failed server
+// (1) over a needed login (4) over a configuration problem (3).
+func worseExit(a, b int) int {
+	rank := map[int]int{ExitOK: 0, ExitConfig: 1, ExitAuth: 2, ExitServer: 3}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
 func runDoctor(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("doctor")
 	var tf targetFlags
@@ -44,19 +83,13 @@ func runDoctor(ctx context.Context, inv *invocation, args []string) error {
 	allOK := true
 	for _, r := range reports {
 		allOK = allOK && r.OK
-	}
-	if !allOK {
-		inv.exit = ExitServer
+		inv.exit = worseExit(inv.exit, r.exitCode())
 	}
 	if inv.junit != nil {
 		inv.doctorJUnit(reports)
 	}
 	if inv.json {
-		inv.writeJSON(struct {
-			Schema  int             `json:"schema"`
-			OK      bool            `json:"ok"`
-			Servers []*doctorReport `json:"servers"`
-		}{1, allOK, reports})
+		inv.writeJSON(doctorDoc{inv.header(allOK), reports})
 		return nil
 	}
 	for i, r := range reports {

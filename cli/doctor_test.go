@@ -106,8 +106,8 @@ func TestDoctorNeedsOAuth(t *testing.T) {
 
 	r := newRunner(t)
 	checks, res := doctorJSON(t, r, srv.URL+"/mcp")
-	if res.code == 0 {
-		t.Errorf("doctor passed a server that needs a login:\n%s", res)
+	if res.code != 4 {
+		t.Errorf("doctor exited %d for a server that needs a login, want 4:\n%s", res.code, res)
 	}
 	if c := checks["http"]; !containsAny(c.Detail, "401") {
 		t.Errorf("http phase %+v, want the 401:\n%s", c, res)
