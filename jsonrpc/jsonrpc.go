@@ -1,9 +1,3 @@
-// Package jsonrpc implements JSON-RPC 2.0 messages and a connection that
-// multiplexes calls over a [Stream].
-//
-// It knows nothing of MCP. Decoding is strict: member names match exactly,
-// "jsonrpc":"2.0" is required, and IDs are kept exactly as the peer sent them.
-// Batches are accepted on receive and never sent.
 package jsonrpc
 
 import "context"

@@ -1,12 +1,3 @@
-// Package manager is the composition root of mcpwire: from a loaded
-// configuration to live sessions with many servers at once, for an agent
-// that offers MCP tools beside its own.
-//
-// Servers connect in parallel when tools are first asked for, each within
-// its own startup budget, so that one slow or broken server never delays
-// or breaks another. Tools are offered under qualified names
-// (mcp__<server>__<tool>); calls reach the server under the tool's
-// original name.
 package manager
 
 import (

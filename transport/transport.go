@@ -1,10 +1,6 @@
-// Package transport gives a [jsonrpc.Stream] to an MCP server: [Stdio] runs
-// the server as a child process in its own process group and speaks
-// newline-delimited JSON-RPC over its stdin and stdout; HTTP speaks the
-// streamable HTTP transport.
-//
-// This file holds what both transports share: their errors. URLs are shown
-// through safe.RedactURL and server text through safe.Sanitize.
+// This file holds what both transports share: their errors. URLs are
+// shown through safe.RedactURL and server text through safe.Sanitize.
+
 package transport
 
 import (

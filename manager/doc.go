@@ -1,0 +1,72 @@
+// Package manager is the composition root of mcpwire: from a loaded
+// configuration to live sessions with many servers at once, for an agent
+// that offers MCP tools to its model beside its own, and for the mcpwire
+// command line. It has no terminal and no flags.
+//
+// # Starting
+//
+// [New] takes [Options]; Config (from config.Load) and Home are all an
+// agent needs, the rest has safe, complete defaults, each documented on
+// Options: stdio servers get the environment policy applied to this
+// process's environment (PATH and the like, never API keys); HTTP servers
+// get the OAuth token store of Home; approvals are enforced (a definition
+// runs only once approved; TrustAll is the explicit way out); no roots are
+// offered unless Roots (or a definition's roots) say so.
+//
+// Nothing starts until tools are asked for. [Manager.Tools] returns at
+// once the tools of the servers that are connected, and starts the others
+// in the background, in parallel, each within its own startup budget:
+// one slow or broken server never delays another, and Tools never waits.
+// A server that comes up later is announced through Options.OnChange; a
+// program that runs once calls [Manager.Wait] first. Tools are offered
+// under qualified names, mcp__<server>__<tool> (at most 64 bytes of
+// [A-Za-z0-9_-], with a stable hash suffix when a name had to change);
+// [Manager.Call] reaches the server under the tool's original name.
+//
+// # States and notices
+//
+// [Manager.States] says where each server stands: disabled, needs
+// approval, needs login, idle, connecting, connected, or failed with the
+// phase and error. A server that answers 401 needs a login, not failed;
+// the agent hears of it through OnLoginNeeded, runs [Login] with its own
+// UI (a callback that opens the URL, one that reads a pasted address),
+// then [Manager.Restart]. OnNotice tells each transition once: failed,
+// paused (after failures in a row a circuit breaker withdraws the
+// server's tools for 15 s, doubling up to 5 min, then lets one call
+// through), recovered, needs login. The callbacks run in order on a
+// goroutine of the Manager, never under its lock: they may call back.
+//
+// # Calls
+//
+// Calls to one server may overlap. A call that times out (the tool
+// timeout: the definition's toolTimeout, Options.ToolTimeout, or its
+// timeout) or whose context ends sends notifications/cancelled and leaves
+// the connection alone. A server whose session ended (a stdio server that
+// died, an HTTP session that expired) is started again by the next call.
+// A tool error is a [Result] with IsError, text capped at
+// [DefaultMaxText] with a marker; an error is a [*ServerError] naming the
+// server and the phase. [Manager.CallWith] takes per-call progress.
+//
+// list_changed has a list taken again in the background; a listing that
+// fails keeps the previous list and is tried again after a wait.
+// Resources, resource templates and prompts are listed across servers
+// ([Manager.Resources], [Manager.Prompts]) and read by server, with the
+// same states and breaker; Options.ResourceTools offers them to a model
+// as two tools of the Manager's own. [Manager.Instructions] gives each
+// server's instructions, to be put in a prompt only as marked: the
+// server's words, not the user's.
+//
+// # Reloading and closing
+//
+// [Manager.Update] takes a new configuration: unchanged servers keep
+// running, changed ones start again, a server whose new entry is invalid
+// keeps running as it was and says why. [Manager.Close] stops every
+// server in parallel (HTTP: DELETE; stdio: stdin closed, then SIGTERM and
+// SIGKILL to its process group) and waits for them: no process and no
+// goroutine is left behind.
+//
+// The lower layers are used through this package: [Dial] for one server
+// ([Spec], [DialOptions]), [Doctor] for a diagnosis phase by phase,
+// [Login] and [Logout] for OAuth, and the errors an agent branches on are
+// aliased here.
+package manager
