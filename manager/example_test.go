@@ -7,9 +7,12 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/fakeauth"
 	"github.com/mcpwire/mcpwire/manager"
 )
 
@@ -159,4 +162,155 @@ func ExampleManager_Call() {
 	// fail: "this tool always fails (as asked)", tool error true, err <nil>
 	// big: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n[… output cut: 5 more bytes not shown]", truncated true, err <nil>
 	// manager: no tool "mcp__demo__nosuch" (list the tools again)
+}
+
+// An agent asks for the tools at each turn: Tools never waits, so a
+// server that starts slowly (or never) holds nothing up. OnChange says
+// when a server's tools join; the agent lists them again then.
+func ExampleManager_Tools() {
+	home := exampleHome(map[string][]string{
+		"quick":  nil,
+		"slow":   {"--start-delay", "300ms"},
+		"silent": {"--hang-initialize"}, // never answers initialize
+	})
+	defer os.RemoveAll(home)
+	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: home})
+	if err != nil {
+		log.Fatal(err)
+	}
+	joined := make(chan string, 10)
+	m, err := manager.New(manager.Options{Config: cfg, TrustAll: true, StartupTimeout: time.Minute,
+		OnChange: func(server string) { joined <- server }})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+
+	ctx := context.Background()
+	tools, _ := m.Tools(ctx) // at once, with what is connected: here nothing yet
+	var names []string
+	for range 2 {
+		names = append(names, <-joined)
+	}
+	slices.Sort(names)
+	tools, _ = m.Tools(ctx)
+	fmt.Println("joined:", names, "-", len(tools), "tools")
+	for _, st := range m.States() {
+		fmt.Println(st.Name, st.State)
+	}
+	// Output:
+	// joined: [quick slow] - 24 tools
+	// quick connected
+	// silent connecting
+	// slow connected
+}
+
+// A server that needs a login is told through OnLoginNeeded; the agent
+// runs the login with its own UI (here a browser that approves at once),
+// then restarts the server.
+func ExampleLogin() {
+	as := fakeauth.Start() // an MCP server behind an OAuth authorization server
+	defer as.Close()
+	home, err := os.MkdirTemp("", "manager-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(home)
+	data := `{"mcpServers": {"remote": {"url": "` + as.URL + `/mcp"}}}`
+	if err := os.WriteFile(filepath.Join(home, config.FileName), []byte(data), 0o600); err != nil {
+		log.Fatal(err)
+	}
+	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: home})
+	if err != nil {
+		log.Fatal(err)
+	}
+	needsLogin := make(chan string, 1)
+	m, err := manager.New(manager.Options{Config: cfg, Home: home, TrustAll: true,
+		OnLoginNeeded: func(server string) { needsLogin <- server }})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	_ = m.Wait(ctx)
+	name := <-needsLogin
+	fmt.Println(name, "needs a login:", m.States()[0].State)
+
+	res, err := manager.Login(ctx, manager.LoginOptions{Home: home, Server: cfg.Server(name),
+		OpenURL: func(url string) error {
+			// An agent shows url and opens the person's browser.
+			go fakeauth.Approve(url)
+			return nil
+		}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("logged in with scopes", res.Scopes)
+	if err := m.Restart(ctx, name); err != nil {
+		log.Fatal(err)
+	}
+	tools, _ := m.Tools(ctx)
+	fmt.Println(m.States()[0].State, "with", len(tools), "tools")
+	// Output:
+	// remote needs a login: needs login
+	// logged in with scopes [mcp:read]
+	// connected with 12 tools
+}
+
+// Each server's instructions go into the agent's prompt marked as the
+// server's words.
+func ExampleManager_Instructions() {
+	home := exampleHome(map[string][]string{"demo": nil})
+	defer os.RemoveAll(home)
+	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: home})
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := manager.New(manager.Options{Config: cfg, TrustAll: true, StartupTimeout: 20 * time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	_ = m.Wait(context.Background())
+	for _, in := range m.Instructions() {
+		marked := in.Marked()
+		fmt.Println(marked[:strings.Index(marked, "\n")])
+		fmt.Println(marked[strings.LastIndex(marked, "\n")+1:])
+	}
+	// Output:
+	// <mcp-server-instructions server="demo">
+	// </mcp-server-instructions>
+}
+
+// Resources are listed across servers and read by server.
+func ExampleManager_Resources() {
+	home := exampleHome(map[string][]string{"demo": nil})
+	defer os.RemoveAll(home)
+	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: home})
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := manager.New(manager.Options{Config: cfg, TrustAll: true, StartupTimeout: 20 * time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	_ = m.Wait(ctx)
+	resources, err := m.Resources(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range resources[:2] {
+		fmt.Println(r.Server, r.URI, r.MimeType)
+	}
+	res, err := m.ReadResource(ctx, "demo", "demo://item/42")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Contents[0].Text)
+	// Output:
+	// demo demo://readme text/markdown
+	// demo demo://config.json application/json
+	// item 42
 }

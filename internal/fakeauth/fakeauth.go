@@ -32,8 +32,9 @@ const Leak = "LEAKxyz"
 // A Server is the MCP endpoint URL+"/mcp" behind its authorization
 // server at URL. Lock Mu to read or change the fields below it.
 type Server struct {
-	URL string // the base URL; the MCP endpoint is URL + "/mcp"
-	srv *httptest.Server
+	URL  string // the base URL; the MCP endpoint is URL + "/mcp"
+	srv  *httptest.Server
+	demo *demo.HTTPHandler
 
 	Mu         sync.Mutex
 	AuthScopes [][]string // the scope of each authorization request
@@ -52,8 +53,22 @@ type Server struct {
 
 // New starts a Server, closed when t ends.
 func New(t testing.TB) *Server {
+	f := Start()
+	t.Cleanup(f.Close)
+	return f
+}
+
+// Close stops the server.
+func (f *Server) Close() {
+	f.srv.Close()
+	f.demo.Close()
+}
+
+// Start starts a Server; Close stops it.
+func Start() *Server {
 	f := &Server{access: map[string][]string{}, refresh: map[string][]string{}, codes: map[string][2]string{}}
 	h := demo.NewHTTPHandler(demo.Options{})
+	f.demo = h
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"resource": f.URL + "/mcp", "authorization_servers": []string{f.URL},
@@ -116,12 +131,11 @@ func New(t testing.TB) *Server {
 		}
 		h.ServeHTTP(w, r)
 	})
-	f.srv = httptest.NewServer(mux)
-	f.URL = f.srv.URL
-	t.Cleanup(func() {
-		f.srv.Close()
-		h.Close()
-	})
+	// The handlers read f.URL: set it before the first request can come
+	// (from another process, whose order the race detector cannot see).
+	f.srv = httptest.NewUnstartedServer(mux)
+	f.URL = "http://" + f.srv.Listener.Addr().String()
+	f.srv.Start()
 	return f
 }
 
