@@ -210,7 +210,7 @@ func (e *events) emit(v map[string]any) {
 		return // a late notification (e.g. on an HTTP GET stream) after the result
 	}
 	e.done = v["event"] == "result"
-	e.inv.env.Stdout.Write(append(e.inv.redactJSON(b), '\n'))
+	e.inv.env.Stdout.Write(append(safe.EscapeJSON(e.inv.redactJSON(b)), '\n'))
 }
 
 // progress returns the progress callback: an event, or a line on stderr

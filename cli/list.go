@@ -114,11 +114,11 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		status := e.State
 		switch {
 		case e.Tools != nil:
-			status = inv.green("✓") + " " + e.ProtocolVersion + ", " + strconv.Itoa(*e.Tools) + " tools"
+			status = inv.green("✓") + " " + safe.Sanitize(e.ProtocolVersion) + ", " + strconv.Itoa(*e.Tools) + " tools"
 		case e.Error != nil:
 			status = inv.red("✗") + " " + e.Error.Phase + ": " + oneLine(e.Error.Message, 80)
 		}
-		rows = append(rows, []string{e.Name, e.Scope, e.Transport, oneLine(e.Target, 40), e.Approval, e.Auth, status})
+		rows = append(rows, []string{safe.Sanitize(e.Name), e.Scope, e.Transport, oneLine(e.Target, 40), e.Approval, e.Auth, status})
 	}
 	inv.table(rows)
 	return nil

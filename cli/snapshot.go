@@ -97,7 +97,7 @@ func runSnapshot(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return fail(ExitServer, "internal", err)
 	}
-	data = inv.redactJSON(data)
+	data = safe.EscapeJSON(inv.redactJSON(data))
 	if out == "" || out == "-" {
 		_, err := inv.env.Stdout.Write(data)
 		inv.wroteJSON = true

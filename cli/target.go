@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpwire/mcpwire/config"
@@ -188,7 +191,7 @@ func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, 
 	}
 	opts := &manager.DialOptions{Environ: inv.env.Environ(), Protocol: popts}
 	if tf.verbose {
-		opts.Stderr = inv.stderrRelay()
+		opts.Stderr = inv.stderrRelay(spec.Name)
 	}
 	if spec.Transport != "stdio" {
 		opts.HTTPClient = inv.authClient(t)
@@ -274,28 +277,73 @@ func (inv *invocation) serverFailure(t *target, err error) error {
 
 // A relay copies a server's stderr to ours as it comes (--verbose):
 // secrets masked as a stream, so that one split across two reads is still
-// masked, then sanitized.
+// masked, then sanitized, each line after the server's name, so that no
+// line of the server's can pass for one of ours.
 type relay struct {
-	text *safe.TextWriter
-	red  *safe.Writer
+	lines *linePrefixer
+	text  *safe.TextWriter
+	red   *safe.Writer
 }
 
 func (r *relay) Write(p []byte) (int, error) { return r.red.Write(p) }
 
 // Flush writes what the relay holds back (the start of what may be a
-// secret, an incomplete character).
+// secret, an incomplete character) and ends an unfinished line.
 func (r *relay) Flush() {
 	r.red.Flush()
 	r.text.Flush()
+	r.lines.end()
 }
 
-// stderrRelay returns a relay to our stderr, with the secrets known now;
-// finish flushes it.
-func (inv *invocation) stderrRelay() *relay {
-	text := safe.NewTextWriter(inv.env.Stderr)
-	r := &relay{text: text, red: safe.NewWriter(text, inv.redactor())}
+// stderrRelay returns a relay of the server name's stderr to ours, with
+// the secrets known now; finish flushes it.
+func (inv *invocation) stderrRelay(name string) *relay {
+	lines := &linePrefixer{w: inv.env.Stderr, prefix: safe.Sanitize(name) + " | "}
+	text := safe.NewTextWriter(lines)
+	r := &relay{lines: lines, text: text, red: safe.NewWriter(text, inv.redactor())}
 	inv.mu.Lock()
 	inv.relays = append(inv.relays, r)
 	inv.mu.Unlock()
 	return r
+}
+
+// A linePrefixer writes prefix at the start of every line.
+type linePrefixer struct {
+	mu     sync.Mutex
+	w      io.Writer
+	prefix string
+	mid    bool // inside a line
+}
+
+func (l *linePrefixer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(p)
+	var b []byte
+	for len(p) > 0 {
+		if !l.mid {
+			b = append(b, l.prefix...)
+			l.mid = true
+		}
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			b = append(b, p...)
+			break
+		}
+		b = append(b, p[:i+1]...)
+		p = p[i+1:]
+		l.mid = false
+	}
+	_, err := l.w.Write(b)
+	return n, err
+}
+
+// end finishes a line the server left open.
+func (l *linePrefixer) end() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.mid {
+		l.w.Write([]byte("\n"))
+		l.mid = false
+	}
 }

@@ -233,7 +233,7 @@ func (inv *invocation) writeJSON(v any) {
 			out = append(append(append([]byte{}, out[:at]...), head...), out[at:]...)
 		}
 	}
-	inv.env.Stdout.Write(inv.redactJSON(out))
+	inv.env.Stdout.Write(safe.EscapeJSON(inv.redactJSON(out)))
 	inv.wroteJSON = true
 }
 

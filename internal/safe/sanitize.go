@@ -123,3 +123,53 @@ func unsafeRune(r rune) bool {
 	}
 	return unicode.Is(unicode.Cf, r)
 }
+
+// EscapeJSON returns the JSON text doc with every character that
+// [Sanitize] would show escaped and that JSON leaves as it is (C1
+// controls, bidi and zero-width characters, the other format characters,
+// U+2028 and U+2029) written as a \uXXXX escape instead. The decoded
+// values do not change; a terminal that shows the document is not driven
+// by them. Such characters can only stand inside strings of valid JSON.
+func EscapeJSON(doc []byte) []byte {
+	i := 0
+	for i < len(doc) {
+		if doc[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(doc[i:])
+		if r != utf8.RuneError && unsafeRune(r) {
+			break
+		}
+		i += n
+	}
+	if i == len(doc) {
+		return doc
+	}
+	out := make([]byte, 0, len(doc)+32)
+	out = append(out, doc[:i]...)
+	const hex = "0123456789abcdef"
+	esc := func(u rune) {
+		out = append(out, '\\', 'u', hex[u>>12&0xf], hex[u>>8&0xf], hex[u>>4&0xf], hex[u&0xf])
+	}
+	for i < len(doc) {
+		if doc[i] < utf8.RuneSelf {
+			out = append(out, doc[i])
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(doc[i:])
+		switch {
+		case r == utf8.RuneError || !unsafeRune(r):
+			out = append(out, doc[i:i+n]...)
+		case r > 0xffff:
+			r -= 0x10000
+			esc(0xd800 + r>>10&0x3ff)
+			esc(0xdc00 + r&0x3ff)
+		default:
+			esc(r)
+		}
+		i += n
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package safe
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode"
@@ -83,5 +84,27 @@ func TestTextWriterSplit(t *testing.T) {
 		if out.String() != want {
 			t.Fatalf("split at %d: %q, want %q", i, out.String(), want)
 		}
+	}
+}
+
+func TestEscapeJSON(t *testing.T) {
+	in := map[string]string{"k": "bidi \u202eevil\u202c zw \u200b c1 \u0085 tag \U000E0041 sep \u2028 ok é ✓"}
+	doc, _ := json.Marshal(in)
+	out := EscapeJSON(doc)
+	for _, r := range string(out) {
+		if r >= 0x80 && unsafeRune(r) {
+			t.Fatalf("%q left raw in %s", r, out)
+		}
+	}
+	var back map[string]string
+	if err := json.Unmarshal(out, &back); err != nil || back["k"] != in["k"] {
+		t.Errorf("the value changed: %v %q", err, back["k"])
+	}
+	if !strings.Contains(string(out), "ok é ✓") {
+		t.Errorf("printable text was escaped: %s", out)
+	}
+	plain := []byte(`{"a":"b"}`)
+	if &EscapeJSON(plain)[0] != &plain[0] {
+		t.Error("clean JSON was copied")
 	}
 }
