@@ -43,6 +43,21 @@ func exampleHome(servers map[string][]string) string {
 	return home
 }
 
+// demoManager is a Manager of one server, "demo" (Example shows how an
+// agent makes one); done closes it and removes its home.
+func demoManager() (m *manager.Manager, done func()) {
+	home := exampleHome(map[string][]string{"demo": nil})
+	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: home})
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err = manager.New(manager.Options{Config: cfg, TrustAll: true, StartupTimeout: 20 * time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return m, func() { m.Close(); os.RemoveAll(home) }
+}
+
 // An agent loads the configuration, asks for the tools of every server
 // (they start in parallel), offers them to its model beside its own, and
 // calls one under its qualified name.
@@ -260,17 +275,8 @@ func ExampleLogin() {
 // Each server's instructions go into the agent's prompt marked as the
 // server's words.
 func ExampleManager_Instructions() {
-	home := exampleHome(map[string][]string{"demo": nil})
-	defer os.RemoveAll(home)
-	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: home})
-	if err != nil {
-		log.Fatal(err)
-	}
-	m, err := manager.New(manager.Options{Config: cfg, TrustAll: true, StartupTimeout: 20 * time.Second})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer m.Close()
+	m, done := demoManager()
+	defer done()
 	_ = m.Wait(context.Background())
 	for _, in := range m.Instructions() {
 		marked := in.Marked()
@@ -284,17 +290,8 @@ func ExampleManager_Instructions() {
 
 // Resources are listed across servers and read by server.
 func ExampleManager_Resources() {
-	home := exampleHome(map[string][]string{"demo": nil})
-	defer os.RemoveAll(home)
-	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: home})
-	if err != nil {
-		log.Fatal(err)
-	}
-	m, err := manager.New(manager.Options{Config: cfg, TrustAll: true, StartupTimeout: 20 * time.Second})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer m.Close()
+	m, done := demoManager()
+	defer done()
 	ctx := context.Background()
 	_ = m.Wait(ctx)
 	resources, err := m.Resources(ctx)
