@@ -33,6 +33,9 @@
 //	envVars     names of host variables passed through           stdio only
 //	envHeaders  {header: VAR}: header values from variables      http and sse only
 //	bearerTokenEnvVar  VAR: "Authorization: Bearer $VAR"          http and sse only
+//	allowHttp   true: plain http to a host that is not loopback (a CI
+//	            service container); never with oauth, an Authorization
+//	            header or bearerTokenEnvVar                  http and sse only
 //	enabled / disabled                   default enabled
 //	required    the caller should fail when this server fails
 //	enabledTools, disabledTools          tool filters
@@ -44,7 +47,7 @@
 // Rejected: bad names ([ValidName]), wrong types, command and url together,
 // neither of them, a name defined twice in one file (duplicate JSON keys),
 // a member given twice in an entry, plain http to anything but localhost,
-// 127.0.0.0/8 and [::1], a user name or password in a URL, oauth together
+// 127.0.0.0/8 and [::1] (unless allowHttp), a user name or password in a URL, oauth together
 // with a static Authorization header, a timeout out of range. Unknown
 // fields are a warning each (Config.Warnings), never silent, never fatal.
 //

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"sync"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // NewLineStream returns a [Stream] of newline-delimited messages over rwc:
@@ -59,14 +61,7 @@ func quoteStart(line []byte) string {
 	if len(line) > n {
 		line = append(line[:n:n], "…"...)
 	}
-	out := make([]rune, 0, len(line))
-	for _, r := range string(line) {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			r = '?'
-		}
-		out = append(out, r)
-	}
-	return string(out)
+	return safe.Sanitize(string(line))
 }
 
 func (s *lineStream) Write(ctx context.Context, msg Message) error {

@@ -2,6 +2,7 @@ package safe
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -102,12 +103,8 @@ func TestCheckServerURL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := CheckServerURL(tt.in, tt.allow)
-		switch {
-		case tt.want == "" && err != nil:
-			t.Errorf("CheckServerURL(%q, %v) = %v, want nil", tt.in, tt.allow, err)
-		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-			t.Errorf("CheckServerURL(%q, %v) = %v, want an error with %q", tt.in, tt.allow, err, tt.want)
-		case err != nil && strings.Contains(err.Error(), "secret"):
+		checkRefusal(t, fmt.Sprintf("CheckServerURL(%q, %v)", tt.in, tt.allow), err, tt.want)
+		if err != nil && strings.Contains(err.Error(), "secret") {
 			t.Errorf("CheckServerURL(%q) shows the password: %v", tt.in, err)
 		}
 	}
@@ -138,11 +135,17 @@ func TestCheckEndpointURL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := CheckEndpointURL(tt.endpoint, tt.server)
-		switch {
-		case tt.want == "" && err != nil:
-			t.Errorf("CheckEndpointURL(%q, %q) = %v, want nil", tt.endpoint, tt.server, err)
-		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-			t.Errorf("CheckEndpointURL(%q, %q) = %v, want an error with %q", tt.endpoint, tt.server, err, tt.want)
-		}
+		checkRefusal(t, fmt.Sprintf("CheckEndpointURL(%q, %q)", tt.endpoint, tt.server), err, tt.want)
+	}
+}
+
+// checkRefusal fails unless err is nil when want is "", or holds want.
+func checkRefusal(t *testing.T, call string, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%s = %v, want nil", call, err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Errorf("%s = %v, want an error with %q", call, err, want)
 	}
 }
