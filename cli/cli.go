@@ -90,7 +90,7 @@ func commands() []*command {
 		{name: "read", usage: "read TARGET URI [--out FILE [--force]] [--json]", short: "read a resource", run: runRead},
 		{name: "prompt", usage: "prompt TARGET NAME [k=v…] [--json]", short: "get a prompt", run: runPrompt},
 		{name: "complete", usage: "complete TARGET (--prompt NAME | --resource URI) ARG VALUE", short: "ask for completions of an argument", run: runComplete},
-		{name: "login", usage: "login NAME [--no-browser] [--scopes S]", short: "log in to an OAuth-protected server", run: runLogin},
+		{name: "login", usage: "login NAME [--no-browser] [--scopes S] [--force] [--json | --events]", short: "log in to an OAuth-protected server", run: runLogin},
 		{name: "logout", usage: "logout NAME", short: "forget (and revoke) a server's tokens", run: runLogout},
 		{name: "add", usage: "add NAME (URL | -- COMMAND ARGS…) [--scope user|project] [-e KEY=VALUE] [-H 'Name: value'] [--transport stdio|http|sse]", short: "add a server and approve it", run: runAdd},
 		{name: "add-json", usage: "add-json NAME JSON [--scope user|project]", short: "add a server from its JSON definition and approve it", run: runAddJSON},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -33,6 +34,32 @@ type loginFlags struct {
 	idpClientID       string
 	idpSecretEnv      string
 	headers           listFlag
+	force, events     bool
+}
+
+// loginDoc is `mcpwire login --json` (and the result event of --events).
+type loginDoc struct {
+	docHeader
+	Server string `json:"server"`
+	// LoginNeeded is false when the server answered without a token:
+	// nothing was done.
+	LoginNeeded bool `json:"loginNeeded"`
+	// AlreadyLoggedIn is true when a usable token was there and --force
+	// was not given: nothing was done.
+	AlreadyLoggedIn bool     `json:"alreadyLoggedIn"`
+	Scopes          []string `json:"scopes"`
+	Refreshable     bool     `json:"refreshable"`
+	Expires         string   `json:"expires"` // RFC 3339, UTC; "" when the token does not expire or none was issued
+}
+
+// loginEvent is the line login prints on stdout with --json or --events
+// when it opens the browser, so that an agent can show the address.
+type loginEvent struct {
+	Schema  int    `json:"schema"`
+	Command string `json:"command"`
+	Event   string `json:"event"` // "authorization_url"
+	Server  string `json:"server"`
+	URL     string `json:"url"`
 }
 
 func runLogin(ctx context.Context, inv *invocation, args []string) error {
@@ -54,11 +81,16 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	fs.StringVar(&lf.idpClientID, "idp-client-id", "", "cross-app access: the client id at the identity provider")
 	fs.StringVar(&lf.idpSecretEnv, "idp-client-secret-env", "", "cross-app access: read the identity provider client secret from this environment `VAR`")
 	fs.Var(&lf.headers, "header", "an HTTP header 'K: V' for a URL target (repeatable)")
+	fs.BoolVar(&lf.force, "force", false, "log in again even when a usable token is there")
+	fs.BoolVar(&lf.events, "events", false, "print NDJSON events on stdout: the authorization address, then the result")
 	pos, _, hasTail, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	inv.json = lf.json
+	if lf.json && lf.events {
+		return usageErr("give --json or --events, not both")
+	}
 	if hasTail || len(pos) != 1 {
 		return usageErr("login takes one NAME (a configured HTTP server) or an http(s):// URL")
 	}
@@ -70,7 +102,35 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	if opts.Server != nil {
 		name = opts.Server.Name
 	}
-	b := &browser{inv: inv, noBrowser: lf.noBrowser, timeout: lf.timeout}
+	done := func(doc loginDoc) error {
+		doc.docHeader = inv.header(true)
+		doc.Server, doc.Scopes = name, nonNil(doc.Scopes)
+		switch {
+		case lf.events:
+			inv.emitLine(map[string]any{"event": "result", "result": doc})
+		case lf.json:
+			inv.writeJSON(doc)
+		}
+		return nil
+	}
+	// A usable token is there: say so, and do nothing unless --force.
+	if su, _ := manager.LoadStepUp(opts.Home, name); su == nil && !lf.force && !lf.clientCreds && lf.idTokenFile == "" {
+		inv.addSecrets(manager.TokenSecrets(opts.Home, name)...)
+		store := manager.TokenStore(opts.Home)
+		status, _ := store.Status(name, time.Now())
+		rec, _, _ := store.Load(name)
+		if st := status.String(); (st == "authenticated" || st == "refreshable") && rec != nil && rec.Token != nil {
+			doc := loginDoc{LoginNeeded: true, AlreadyLoggedIn: true, Refreshable: rec.Token.RefreshToken != "", Scopes: rec.Token.Scopes()}
+			if !rec.Token.Expiry.IsZero() {
+				doc.Expires = rec.Token.Expiry.UTC().Format(time.RFC3339)
+			}
+			if !lf.json && !lf.events {
+				inv.printf("already logged in to %s (%s); to log in again: %s\n", safe.Sanitize(name), st, inv.suggest("login", "--force", pos[0]))
+			}
+			return done(doc)
+		}
+	}
+	b := &browser{inv: inv, noBrowser: lf.noBrowser, timeout: lf.timeout, server: name, event: lf.json || lf.events}
 	opts.OpenURL = b.open
 	if lf.noBrowser {
 		opts.ReadPastedURL = b.readPasted
@@ -105,22 +165,18 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	}
 	if res.NotNeeded {
 		inv.say("%s does not ask for a login (it answered without a token); nothing to do\n", name)
-		if lf.json {
-			inv.writeJSON(map[string]any{"schema": 1, "ok": true, "server": name, "loginNeeded": false})
-		}
-		return nil
+		return done(loginDoc{})
 	}
 	expires := "never"
 	if !res.Expiry.IsZero() {
 		expires = res.Expiry.Local().Format(time.RFC3339)
 	}
-	if lf.json {
-		doc := map[string]any{"schema": 1, "ok": true, "server": name, "scopes": res.Scopes, "refreshable": res.Refreshable}
+	if lf.json || lf.events {
+		doc := loginDoc{LoginNeeded: true, Scopes: res.Scopes, Refreshable: res.Refreshable}
 		if !res.Expiry.IsZero() {
-			doc["expires"] = res.Expiry.UTC().Format(time.RFC3339)
+			doc.Expires = res.Expiry.UTC().Format(time.RFC3339)
 		}
-		inv.writeJSON(doc)
-		return nil
+		return done(doc)
 	}
 	sc := "no scopes"
 	if len(res.Scopes) > 0 {
@@ -234,42 +290,82 @@ type browser struct {
 	timeout     time.Duration
 	done        chan struct{}
 	stopSpinner func()
+	server      string
+	event       bool // --json or --events: the address is an event on stdout too
 }
 
 func (b *browser) open(authURL string) error {
 	inv := b.inv
 	b.stopSpinner()
+	if b.event {
+		inv.emitLine(loginEvent{Schema: 1, Command: "login", Event: "authorization_url", Server: b.server, URL: authURL})
+	}
 	if b.noBrowser {
 		inv.eprintf("Open this address in a browser and log in:\n\n  %s\n\n", authURL)
 		inv.eprintf("The browser then goes to an address starting with http://127.0.0.1:…/callback (it may show an error page).\nPaste that whole address here and press Enter:\n")
 		return nil
 	}
 	inv.eprintf("Opening the browser to log in. If it does not open, visit:\n\n  %s\n\n", authURL)
-	var cmd *exec.Cmd
-	if br := inv.env.Getenv("BROWSER"); br != "" {
-		cmd = exec.Command(br, authURL)
-	} else {
-		switch runtime.GOOS {
-		case "darwin":
-			cmd = exec.Command("open", authURL)
-		case "windows":
-			cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", authURL)
-		default:
-			cmd = exec.Command("xdg-open", authURL)
+	var started *exec.Cmd
+	var tried []string
+	for _, words := range browserCommands(inv.env.Getenv("BROWSER"), authURL) {
+		cmd := exec.Command(words[0], words[1:]...)
+		cmd.Stdout, cmd.Stderr = nil, nil
+		if cmd.Start() == nil {
+			started = cmd
+			break
 		}
+		tried = append(tried, words[0])
 	}
-	cmd.Stdout, cmd.Stderr = nil, nil
-	if err := cmd.Start(); err != nil {
-		inv.say("could not start the browser (%s): open the address above by hand\n", safe.Sanitize(cmd.Path))
+	if started == nil {
+		inv.say("could not start the browser (%s): open the address above by hand\n", safe.Sanitize(strings.Join(tried, ", ")))
 	} else {
 		b.done = make(chan struct{})
 		go func() {
 			defer close(b.done)
-			_ = cmd.Wait()
+			_ = started.Wait()
 		}()
 	}
 	inv.eprintf("Waiting for the browser to come back (up to %v; Ctrl-C to give up)…\n", b.timeout)
 	return nil
+}
+
+// browserCommands are the commands that may open url, in order: those of
+// $BROWSER when set (commands separated by the path list separator, ':'
+// or ';' on Windows; each split at spaces, its %s replaced by the
+// address, else the address added last; %% is a %), else the platform's
+// opener.
+func browserCommands(env, url string) [][]string {
+	var out [][]string
+	for _, entry := range filepath.SplitList(env) {
+		words := strings.Fields(entry)
+		if len(words) == 0 {
+			continue
+		}
+		placed := false
+		for i, w := range words {
+			w = strings.ReplaceAll(w, "%%", "\x00")
+			if strings.Contains(w, "%s") {
+				w = strings.ReplaceAll(w, "%s", url)
+				placed = true
+			}
+			words[i] = strings.ReplaceAll(w, "\x00", "%")
+		}
+		if !placed {
+			words = append(words, url)
+		}
+		out = append(out, words)
+	}
+	if len(out) > 0 {
+		return out
+	}
+	switch runtime.GOOS {
+	case "darwin":
+		return [][]string{{"open", url}}
+	case "windows":
+		return [][]string{{"rundll32", "url.dll,FileProtocolHandler", url}}
+	}
+	return [][]string{{"xdg-open", url}}
 }
 
 // readPasted reads the redirected address from stdin.

@@ -10,6 +10,14 @@ import (
 	"github.com/mcpwire/mcpwire/manager"
 )
 
+// logoutDoc is `mcpwire logout --json`.
+type logoutDoc struct {
+	docHeader
+	Server   string `json:"server"`
+	LoggedIn bool   `json:"loggedIn"` // tokens were there (and are forgotten now)
+	Revoked  bool   `json:"revoked"`  // the server confirmed their revocation
+}
+
 func runLogout(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("logout")
 	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
@@ -41,7 +49,7 @@ func runLogout(ctx context.Context, inv *invocation, args []string) error {
 	}
 	if !res.LoggedIn {
 		if inv.json {
-			inv.writeJSON(map[string]any{"schema": 1, "ok": true, "server": name, "loggedIn": false})
+			inv.writeJSON(logoutDoc{inv.header(true), name, false, false})
 			return nil
 		}
 		inv.say("%s: not logged in; nothing to forget\n", name)
@@ -52,7 +60,7 @@ func runLogout(ctx context.Context, inv *invocation, args []string) error {
 	}
 	revoked := res.Revoked
 	if inv.json {
-		inv.writeJSON(map[string]any{"schema": 1, "ok": true, "server": name, "loggedIn": true, "revoked": revoked})
+		inv.writeJSON(logoutDoc{inv.header(true), name, true, revoked})
 		return nil
 	}
 	if revoked {

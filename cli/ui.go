@@ -237,6 +237,18 @@ func (inv *invocation) writeJSON(v any) {
 	inv.wroteJSON = true
 }
 
+// emitLine prints v as one compact JSON line on stdout (an NDJSON event),
+// secrets masked.
+func (inv *invocation) emitLine(v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return
+	}
+	inv.env.Stdout.Write(append(inv.redactJSON(bytes.TrimRight(buf.Bytes(), "\n")), '\n'))
+}
+
 // topLevelKeys returns the member names of a JSON object's top level.
 func topLevelKeys(data []byte) map[string]bool {
 	keys := map[string]bool{}

@@ -195,6 +195,10 @@ func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 	if rec != nil && rec.Client != nil && sameIssuer(rec.Client.Issuer, s.issuer) {
 		stored = rec.Client
 	}
+	if stored == nil {
+		// Kept across a logout: the registration made at this issuer.
+		stored = opts.Store.LoadClient(s.issuer)
+	}
 	ln, err := listenLoopback(stored)
 	if err != nil {
 		return nil, fmt.Errorf("login: listening for the callback: %v", err)
@@ -287,6 +291,9 @@ func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 		}
 		if err := opts.Store.Save(opts.ServerName, nr); err != nil {
 			return tok, fmt.Errorf("login: %w", err)
+		}
+		if err := opts.Store.SaveClient(reg); err != nil {
+			log.printf("warning: %v", err)
 		}
 	}
 	return tok, nil

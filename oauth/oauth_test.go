@@ -348,8 +348,12 @@ func TestRegistrationReuse(t *testing.T) {
 	if len(e.f.regs) != 1 {
 		t.Errorf("%d registrations for two logins at one issuer, want 1", len(e.f.regs))
 	}
-	// Another issuer: the stored registration must not be used there.
+	// Another issuer: the stored registration must not be used there
+	// (nor the one kept for the real issuer, forgotten here).
 	rec, _, _ := e.store.Load("srv")
+	if err := e.store.DeleteClient(rec.Client.Issuer); err != nil {
+		t.Fatal(err)
+	}
 	rec.Client.Issuer = "https://other.example"
 	if err := e.store.Save("srv", rec); err != nil {
 		t.Fatal(err)
@@ -359,6 +363,36 @@ func TestRegistrationReuse(t *testing.T) {
 	}
 	if len(e.f.regs) != 2 {
 		t.Errorf("registration reused with another issuer")
+	}
+}
+
+// TestRegistrationKeptAcrossLogout: a logout forgets the tokens, not the
+// registered client: the next login at the same issuer reuses it.
+func TestRegistrationKeptAcrossLogout(t *testing.T) {
+	e := newEnv(t, fakeOpts{prmAt: "header", mdAt: "oauth"})
+	if _, err := Login(context.Background(), e.loginOpts(t)); err != nil {
+		t.Fatal(err)
+	}
+	rec, _, _ := e.store.Load("srv")
+	if err := Logout(context.Background(), http.DefaultClient, e.store, "srv"); err != nil {
+		t.Fatal(err)
+	}
+	if r, _, _ := e.store.Load("srv"); r != nil {
+		t.Fatal("the token file survived the logout")
+	}
+	kept := e.store.LoadClient(rec.Client.Issuer)
+	if kept == nil || kept.ClientID != rec.Client.ClientID {
+		t.Fatalf("the registration was not kept: %+v", kept)
+	}
+	checkMode(t, e.store.clientPath(rec.Client.Issuer))
+	if _, err := Login(context.Background(), e.loginOpts(t)); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.f.regs) != 1 {
+		t.Errorf("%d registrations across a logout, want 1", len(e.f.regs))
+	}
+	if r, _, _ := e.store.Load("srv"); r == nil || r.Client.ClientID != rec.Client.ClientID {
+		t.Errorf("the second login did not use the kept client")
 	}
 }
 
