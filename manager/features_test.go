@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -295,4 +296,29 @@ func TestHTTPServerDefaults(t *testing.T) {
 // tokenRecord is a token file's record of a valid token for resource.
 func tokenRecord(resource, token string) *oauth.Record {
 	return &oauth.Record{Resource: resource, Token: &oauth.Token{AccessToken: token, TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)}}
+}
+
+// TestDefaultEnvironment: a Manager given no Environ gives a stdio server
+// the environment policy over this process's environment: PATH (so that a
+// "#!/usr/bin/env node" server finds node), never another variable of the
+// host.
+func TestDefaultEnvironment(t *testing.T) {
+	proctest.Check(t)
+	t.Setenv("MCPWIRE_TEST_API_KEY", "sk-not-for-servers")
+	m, _ := newManager(t, Options{}, demoServer{name: "e"})
+	tools := mustTools(t, m)
+	env := func(name string) string {
+		t.Helper()
+		res, err := m.Call(context.Background(), toolNamed(t, tools, "e", "env"), map[string]any{"name": name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Text()
+	}
+	if got := env("PATH"); os.Getenv("PATH") == "" || !strings.Contains(got, os.Getenv("PATH")) {
+		t.Fatalf("PATH of the server: %q, want this process's", got)
+	}
+	if got := env("MCPWIRE_TEST_API_KEY"); strings.Contains(got, "sk-not-for-servers") {
+		t.Fatalf("a variable of the host reached the server: %q", got)
+	}
 }
