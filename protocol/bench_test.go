@@ -78,10 +78,13 @@ func (p *pipeServer) session(b *testing.B, answer func(line []byte) (before, aft
 	return s
 }
 
-// router answers initialize, tools/list pages and tools/call.
+// router answers initialize, tools/list pages and tools/call; it is a
+// legacy server: server/discover is a method it does not have.
 func router(pages [][]byte, callResult []byte) func(line []byte) (before, after []byte) {
 	return func(line []byte) ([]byte, []byte) {
 		switch {
+		case bytes.Contains(line, []byte(`"method":"server/discover"`)):
+			return []byte(`{"jsonrpc":"2.0","id":`), []byte(`,"error":{"code":-32601,"message":"method not found"}}` + "\n")
 		case bytes.Contains(line, []byte(`"method":"initialize"`)):
 			return []byte(`{"jsonrpc":"2.0","id":`), []byte(`,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"b","version":"1"}}}` + "\n")
 		case bytes.Contains(line, []byte(`"method":"tools/list"`)):
