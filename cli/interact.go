@@ -27,6 +27,12 @@ func (inv *invocation) interactions(xf *interactionFlags, ev *events) (protocol.
 	popts.OnServerRequest = func(method, outcome string) {
 		ev.emit(map[string]any{"event": "server_request", "method": method, "outcome": outcome})
 	}
+	if ev.on {
+		// Change notifications are events too: a modern server sends them
+		// only on a subscriptions/listen stream, which these open.
+		changed := func() {}
+		popts.OnToolsChanged, popts.OnPromptsChanged, popts.OnResourcesChanged = changed, changed, changed
+	}
 	if !ev.on {
 		popts.OnLog = func(p protocol.LogParams) {
 			var s string

@@ -270,7 +270,7 @@ func (inv *invocation) testJUnit(rep *testReport) {
 	class := "test." + rep.Server
 	ms := func(k string) time.Duration { return time.Duration(rep.Timing[k]) * time.Millisecond }
 	s.pass(class, "connect", ms("spawn"), rep.Transport+" "+rep.Target)
-	s.pass(class, "initialize", ms("initialize"), fmt.Sprintf("%s %s, protocol %s", rep.ServerInfo.Name, rep.ServerInfo.Version, rep.ProtocolVersion))
+	s.pass(class, "initialize", ms("initialize"), fmt.Sprintf("%s %s, protocol %s", rep.ServerInfo.Name, rep.ServerInfo.Version, rep.Protocol))
 	s.pass(class, "tools/list", ms("list"), plural(len(rep.Tools), "tool"))
 	warned := func(method string) string {
 		for _, w := range rep.Warnings {

@@ -21,7 +21,8 @@ type listEntry struct {
 	Approval        string `json:"approval"`
 	Auth            string `json:"auth"`
 	State           string `json:"state"`
-	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	Protocol        string `json:"protocol,omitempty"` // the revision spoken, when connected
+	Era             string `json:"era,omitempty"`      // "modern" or "legacy", when connected
 	Tools           *int   `json:"tools,omitempty"`
 	Error           *struct {
 		Phase   string `json:"phase"`
@@ -81,7 +82,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 			}
 		}
 		if st.State == manager.StateConnected {
-			e.ProtocolVersion = st.ProtocolVersion
+			e.Protocol, e.Era = st.ProtocolVersion, string(st.Era)
 			n := st.Tools
 			e.Tools = &n
 		}
@@ -114,7 +115,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		status := e.State
 		switch {
 		case e.Tools != nil:
-			status = inv.green("✓") + " " + safe.Sanitize(e.ProtocolVersion) + ", " + strconv.Itoa(*e.Tools) + " tools"
+			status = inv.green("✓") + " " + safe.Sanitize(e.Protocol) + " (" + e.Era + "), " + strconv.Itoa(*e.Tools) + " tools"
 		case e.Error != nil:
 			status = inv.red("✗") + " " + e.Error.Phase + ": " + oneLine(e.Error.Message, 80)
 		}

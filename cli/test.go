@@ -20,7 +20,8 @@ type testReport struct {
 	Transport         string                       `json:"transport"`
 	Target            string                       `json:"target"`
 	ServerInfo        protocol.Implementation      `json:"serverInfo"`
-	ProtocolVersion   string                       `json:"protocolVersion"`
+	Protocol          string                       `json:"protocol"` // the revision spoken
+	Era               string                       `json:"era"`      // "modern" or "legacy"
 	Capabilities      protocol.ServerCapabilities  `json:"capabilities"`
 	Instructions      string                       `json:"instructions,omitempty"`
 	Tools             []*protocol.Tool             `json:"tools"`
@@ -47,7 +48,7 @@ func runTest(ctx context.Context, inv *invocation, args []string) error {
 	init := conn.Init()
 	rep := &testReport{
 		Schema: 1, OK: true, Server: t.spec.Name, Transport: t.spec.Transport, Target: t.spec.Target(),
-		ServerInfo: init.ServerInfo, ProtocolVersion: init.ProtocolVersion, Capabilities: init.Capabilities,
+		ServerInfo: init.ServerInfo, Protocol: conn.ProtocolVersion(), Era: string(conn.Era()), Capabilities: init.Capabilities,
 		Instructions: init.Instructions, Tools: []*protocol.Tool{},
 		Timing: map[string]int64{"spawn": conn.Spawn.Milliseconds(), "initialize": conn.Initialize.Milliseconds()},
 	}
@@ -111,7 +112,7 @@ func (inv *invocation) printTest(rep *testReport) {
 	inv.printf("%s %s %s\n", inv.green("✓"), inv.bold(safe.Sanitize(rep.Server)), inv.dim(rep.Transport+" "+safe.Sanitize(rep.Target)))
 	rows := [][]string{
 		{"server", name + " " + safe.Sanitize(info.Version)},
-		{"protocol", rep.ProtocolVersion},
+		{"protocol", rep.Protocol + " (" + rep.Era + " era)"},
 		{"capabilities", strings.Join(rep.Capabilities.Names(), ", ")},
 	}
 	for _, r := range rows {

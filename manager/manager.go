@@ -410,8 +410,9 @@ type ServerState struct {
 	Name            string
 	State           State
 	Phase           string // of the last failure
-	Err             error  // the last failure
-	ProtocolVersion string
+	Err             error        // the last failure
+	ProtocolVersion string       // the revision spoken, when connected
+	Era             protocol.Era // the era of that revision, when connected
 	ServerInfo      protocol.Implementation
 	Tools           int
 	// Instructions are the server's own words from initialize (see

@@ -608,7 +608,7 @@ func (s *server) snapshotLocked() ServerState {
 		st.RetryAt = s.startAt
 	}
 	if s.conn != nil {
-		st.ProtocolVersion = s.conn.ProtocolVersion()
+		st.ProtocolVersion, st.Era = s.conn.ProtocolVersion(), s.conn.Era()
 		st.ServerInfo = s.conn.ServerInfo()
 		st.Pid = s.conn.Pid()
 		if s.dead() && s.state == StateConnected {

@@ -71,11 +71,29 @@ func (s *Session) wantedFilter() listenFilter {
 	return f
 }
 
-// startListening opens the listen stream when the session wants one.
-func (s *Session) startListening() {
+// startListening opens the listen stream when the session wants one, and
+// waits (at most the session's timeout, or until ctx ends) for the
+// server's acknowledgment, so that no change after Connect returns is
+// missed. A stream not acknowledged by then goes on trying.
+func (s *Session) startListening(ctx context.Context) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.relistenLocked()
+	l := s.relistenLocked()
+	var acked chan struct{}
+	if l != nil {
+		acked = l.acked
+	}
+	s.mu.Unlock()
+	if l == nil {
+		return
+	}
+	t := time.NewTimer(s.timeout)
+	defer t.Stop()
+	select {
+	case <-acked:
+	case <-l.done:
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 // relistenLocked replaces the listen stream with one for the filter the

@@ -10,6 +10,12 @@ import (
 // goroutine.
 func (s *Session) notify(req *jsonrpc.Request) {
 	o := &s.opts
+	if req.Method == "notifications/subscriptions/acknowledged" {
+		// The session's own subscription machinery, not news for the
+		// caller.
+		s.acknowledged(req.Params)
+		return
+	}
 	if o.OnNotification != nil {
 		o.OnNotification(req.Method, req.Params)
 	}
@@ -29,8 +35,6 @@ func (s *Session) notify(req *jsonrpc.Request) {
 		if o.OnPromptsChanged != nil {
 			o.OnPromptsChanged()
 		}
-	case "notifications/subscriptions/acknowledged":
-		s.acknowledged(req.Params)
 	case "notifications/resources/updated":
 		var p struct {
 			URI string `json:"uri"`

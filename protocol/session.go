@@ -232,7 +232,7 @@ func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, er
 	}
 	sess.ready.Store(true)
 	if sess.era == EraModern {
-		sess.startListening()
+		sess.startListening(ctx)
 	}
 	return sess, nil
 }

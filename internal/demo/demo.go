@@ -41,12 +41,13 @@ import (
 // Options configures the demo server. The zero value is a well-behaved
 // server.
 type Options struct {
+	Era           string // EraDual (""), EraModern or EraLegacy: the eras spoken
 	PageSize      int    // items per page of every list; 0 = all in one page
 	ExtraTools    int    // extra tools tool-0001… to add
 	NextRelease   bool   // serve the surface of a pretend next release (see nextRelease), for diff tests
 	VersionAnswer string // forces the protocolVersion answered to initialize
 
-	HangInitialize   bool // never answer initialize
+	HangInitialize   bool // never answer initialize (nor server/discover)
 	CrashOnFirstCall bool // exit 3 (stdio) or drop the connection (HTTP) on the first tools/call
 	Verbose          bool // log every request method to stderr
 
@@ -115,11 +116,12 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	fs := flag.NewFlagSet("serve-demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&addr, "http", "", "serve streamable HTTP at `ADDR` (e.g. 127.0.0.1:0) instead of stdio")
+	fs.StringVar(&o.Era, "era", "", "the eras spoken: dual (the default: 2026-07-28 and the legacy revisions), modern (2026-07-28 only) or legacy (no 2026-07-28)")
 	fs.IntVar(&o.PageSize, "page-size", 0, "items per page of each list (0 = one page)")
 	fs.IntVar(&o.ExtraTools, "tools", 0, "add `N` extra tools tool-0001…")
 	fs.BoolVar(&o.NextRelease, "next-release", false, "serve the surface of a pretend next release (version 0.2.0), for mcpwire diff")
 	fs.StringVar(&o.VersionAnswer, "version-answer", "", "answer initialize with protocol `VERSION`")
-	fs.BoolVar(&o.HangInitialize, "hang-initialize", false, "never answer initialize")
+	fs.BoolVar(&o.HangInitialize, "hang-initialize", false, "never answer initialize nor server/discover")
 	fs.BoolVar(&o.ExitAtStart, "exit-at-start", false, "print an error and exit 1 before reading anything")
 	fs.BoolVar(&o.Banner, "banner", false, "print a non-JSON banner on stdout before serving")
 	fs.BoolVar(&o.Garbage, "garbage", false, "print a non-JSON line on stdout after each answer")
@@ -138,6 +140,14 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "serve-demo: unexpected argument %q\n", fs.Arg(0))
 		return o, "", errors.New("demo: unexpected arguments")
+	}
+	switch o.Era {
+	case "dual":
+		o.Era = EraDual
+	case EraDual, EraModern, EraLegacy:
+	default:
+		fmt.Fprintf(stderr, "serve-demo: --era must be dual, modern or legacy, not %q\n", o.Era)
+		return o, "", errors.New("demo: bad --era")
 	}
 	if o.PageSize < 0 || o.ExtraTools < 0 || o.ExpireAfter < 0 {
 		fmt.Fprintln(stderr, "serve-demo: --page-size, --tools and --expire-after must not be negative")

@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -62,6 +63,8 @@ type HTTPHandler struct {
 	closed   bool
 	sessions map[string]*httpSession
 	shared   *httpSession // stateless mode
+	modern   *server      // serves the modern era's requests (no sessions)
+	drops    atomic.Int64 // modern SSE answers, for --drop-after-priming
 }
 
 var _ http.Handler = (*HTTPHandler)(nil)
@@ -72,6 +75,7 @@ var _ http.Handler = (*HTTPHandler)(nil)
 func NewHTTPHandler(opts Options) *HTTPHandler {
 	h := &HTTPHandler{opts: opts, sessions: map[string]*httpSession{}}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
+	h.modern = newServer(&h.opts)
 	if opts.Stateless {
 		h.shared = h.newSession("")
 		h.shared.srv.lenient = true
@@ -496,6 +500,14 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	req, isReq := msgs[0].(*jsonrpc.Request)
 	isCall := isReq && !req.IsNotification()
+	if isCall && h.opts.Era != EraLegacy && req.Method != "initialize" && hasModernMeta(req.Params) {
+		h.postModern(w, r, req)
+		return
+	}
+	if h.opts.Era == EraModern {
+		h.refuseLegacyHTTP(w, msgs[0])
+		return
+	}
 	var sess *httpSession
 	if isCall && req.Method == "initialize" {
 		if h.opts.Stateless {
@@ -646,6 +658,11 @@ func (h *HTTPHandler) existing(w http.ResponseWriter, r *http.Request, stateless
 }
 
 func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
+	if h.opts.Era == EraModern {
+		w.Header().Set("Allow", "POST")
+		httpError(w, http.StatusMethodNotAllowed, "no GET stream in "+modernVersion)
+		return
+	}
 	sess := h.existing(w, r, "no GET stream in stateless mode")
 	if sess == nil {
 		return
@@ -741,6 +758,11 @@ func writeEvent(w io.Writer, stream string, seq int, data []byte) error {
 }
 
 func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
+	if h.opts.Era == EraModern {
+		w.Header().Set("Allow", "POST")
+		httpError(w, http.StatusMethodNotAllowed, "no sessions in "+modernVersion)
+		return
+	}
 	sess := h.existing(w, r, "no sessions in stateless mode")
 	if sess == nil {
 		return

@@ -29,7 +29,7 @@ func nextRelease(base []toolDef) []toolDef {
 		case "sleep":
 			t.InputSchema = schema(`"ms":{"type":"integer","minimum":0,"maximum":60000}`, "ms")
 		case "env":
-			t.InputSchema = schema(`"name":{"type":"string"},"fallback":{"type":"string"}`, "name", "fallback")
+			t.InputSchema = schema(`"name":{"type":"string","x-mcp-header":"Env-Name"},"fallback":{"type":"string"}`, "name", "fallback")
 		case "image":
 			t.Annotations = nil
 		}

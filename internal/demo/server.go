@@ -64,6 +64,8 @@ type server struct {
 	cancelled   []string
 	calls       int
 	lenient     bool // requests before initialize are served (stateless HTTP)
+
+	hub hub // the modern era's subscriptions/listen streams
 }
 
 type clientCaps struct {
@@ -99,13 +101,21 @@ func decode(params json.RawMessage, v any) error {
 	return nil
 }
 
-// handle answers one request from the client.
+// handle answers one request from the client: a modern one (with the
+// protocol version in _meta) statelessly, a legacy one within the session
+// that initialize opened.
 func (s *server) handle(ctx context.Context, p peer, req *jsonrpc.Request) (any, error) {
+	if s.opts.Era != EraLegacy && req.Method != "initialize" && hasModernMeta(req.Params) {
+		return s.handleModern(ctx, p, req)
+	}
 	switch req.Method {
 	case "initialize", "ping":
 		if s.opts.Verbose {
 			s.logf("demo: <- %s", req.Method)
 		}
+	}
+	if s.opts.Era == EraModern {
+		return nil, s.refuseLegacy(req)
 	}
 	switch req.Method {
 	case "initialize":
@@ -119,9 +129,18 @@ func (s *server) handle(ctx context.Context, p peer, req *jsonrpc.Request) (any,
 	if !ready {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "%s before initialize", req.Method)
 	}
+	ctx, untrack := s.track(ctx, req)
+	defer untrack()
+	if req.Method == "resources/subscribe" {
+		return s.subscribe(ctx, p, req.Params)
+	}
+	return s.dispatch(ctx, p, req)
+}
 
+// track registers req as in flight, so that notifications/cancelled can
+// end it; untrack forgets it.
+func (s *server) track(ctx context.Context, req *jsonrpc.Request) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	s.mu.Lock()
 	s.inflight[req.ID] = cancel
 	s.mu.Unlock()
@@ -130,12 +149,16 @@ func (s *server) handle(ctx context.Context, p peer, req *jsonrpc.Request) (any,
 		// wait for this line before cancelling.
 		s.logf("demo: <- %s", req.Method)
 	}
-	defer func() {
+	return ctx, func() {
 		s.mu.Lock()
 		delete(s.inflight, req.ID)
 		s.mu.Unlock()
-	}()
+		cancel(nil)
+	}
+}
 
+// dispatch answers the requests both eras share.
+func (s *server) dispatch(ctx context.Context, p peer, req *jsonrpc.Request) (any, error) {
 	switch req.Method {
 	case "tools/list":
 		return s.listTools(req.Params)
@@ -147,8 +170,6 @@ func (s *server) handle(ctx context.Context, p peer, req *jsonrpc.Request) (any,
 		return s.listTemplates(req.Params)
 	case "resources/read":
 		return s.readResource(req.Params)
-	case "resources/subscribe":
-		return s.subscribe(ctx, p, req.Params)
 	case "resources/unsubscribe":
 		var in struct {
 			URI string `json:"uri"`
@@ -241,21 +262,34 @@ func (s *server) initialize(ctx context.Context, req *jsonrpc.Request) (any, err
 	s.mu.Unlock()
 	return map[string]any{
 		"protocolVersion": version,
-		"capabilities": map[string]any{
-			"tools":       map[string]any{"listChanged": true},
-			"resources":   map[string]any{"subscribe": true, "listChanged": true},
-			"prompts":     map[string]any{"listChanged": true},
-			"completions": struct{}{},
-			"logging":     struct{}{},
-		},
-		"serverInfo": map[string]any{
-			"name":    "mcpwire-demo",
-			"title":   "mcpwire demo server",
-			"version": s.serverVersion(),
-		},
-		"instructions": "This is mcpwire's built-in demo server. Try the echo tool " +
-			"(mcpwire call --demo echo text=hello) or add (a=2 b=3); read demo://readme.",
+		"capabilities":    capabilities(),
+		"serverInfo":      s.serverInfo(),
+		"instructions":    instructions,
 	}, nil
+}
+
+// instructions are the demo's instructions to a model.
+const instructions = "This is mcpwire's built-in demo server. Try the echo tool " +
+	"(mcpwire call --demo echo text=hello) or add (a=2 b=3); read demo://readme."
+
+// capabilities are the demo's server capabilities, in both eras.
+func capabilities() map[string]any {
+	return map[string]any{
+		"tools":       map[string]any{"listChanged": true},
+		"resources":   map[string]any{"subscribe": true, "listChanged": true},
+		"prompts":     map[string]any{"listChanged": true},
+		"completions": struct{}{},
+		"logging":     struct{}{},
+	}
+}
+
+// serverInfo is the demo's identity.
+func (s *server) serverInfo() map[string]any {
+	return map[string]any{
+		"name":    "mcpwire-demo",
+		"title":   "mcpwire demo server",
+		"version": s.serverVersion(),
+	}
 }
 
 func (s *server) setLevel(ctx context.Context, p peer, params json.RawMessage) (any, error) {
@@ -278,12 +312,16 @@ func (s *server) setLevel(ctx context.Context, p peer, params json.RawMessage) (
 }
 
 // sendLog sends notifications/message when level is at or above the
-// level the client asked for.
+// level the client asked for: with logging/setLevel (legacy), or in the
+// request's _meta (modern; none when the request asked for none).
 func (s *server) sendLog(ctx context.Context, p peer, level string, data any) {
 	s.mu.Lock()
 	min := s.level
 	s.mu.Unlock()
-	if slices.Index(logLevels(), level) < min {
+	if mr := modernOf(ctx); mr != nil {
+		min = mr.level
+	}
+	if min < 0 || slices.Index(logLevels(), level) < min {
 		return
 	}
 	_ = p.notify(ctx, "notifications/message", map[string]any{"level": level, "logger": "demo", "data": data})
@@ -305,5 +343,6 @@ func (s *server) status() map[string]any {
 		"subscriptions":   subs,
 		"cancelled":       cancelled,
 		"toolCalls":       s.calls,
+		"listening":       s.subscriptions(),
 	}
 }

@@ -77,8 +77,8 @@ func baseTools() []toolDef {
 			InputSchema: schema(``), Annotations: &annotations{DestructiveHint: true}},
 		{Name: "notify", Title: "Notify", Description: "Sends tools/list_changed, three progress notifications (with a progressToken) and a log message.",
 			InputSchema: schema(``)},
-		{Name: "env", Title: "Environment variable", Description: "Returns the value of the server's environment variable name.",
-			InputSchema: schema(`"name":{"type":"string"}`, "name"), Annotations: ro},
+		{Name: "env", Title: "Environment variable", Description: "Returns the value of the server's environment variable name (mirrored into the Mcp-Param-Env-Name header over HTTP in the modern era).",
+			InputSchema: schema(`"name":{"type":"string","x-mcp-header":"Env-Name"}`, "name"), Annotations: ro},
 		{Name: "roots", Title: "Roots", Description: "Asks the client for its roots (roots/list) and returns them.",
 			InputSchema: schema(``), Annotations: ro},
 		{Name: "ask", Title: "Ask the user", Description: "Asks the user a form (elicitation/create) and returns the answer.",
@@ -248,17 +248,17 @@ func (s *server) runTool(ctx context.Context, p peer, id jsonrpc.ID, in *callPar
 		}
 		return textResult(v), nil
 	case "roots":
-		if !s.declared(func(c clientCaps) bool { return c.Roots != nil }) {
+		if !s.declared(ctx, func(c clientCaps) bool { return c.Roots != nil }) {
 			return toolError("the client did not declare the roots capability"), nil
 		}
 		return s.ask(ctx, p, "roots/list", nil)
 	case "ask":
-		if !s.declared(func(c clientCaps) bool { return c.Elicitation != nil }) {
+		if !s.declared(ctx, func(c clientCaps) bool { return c.Elicitation != nil }) {
 			return toolError("the client did not declare the elicitation capability"), nil
 		}
-		return s.ask(ctx, p, "elicitation/create", s.elicitParams())
+		return s.ask(ctx, p, "elicitation/create", s.elicitParams(ctx))
 	case "sample":
-		if !s.declared(func(c clientCaps) bool { return c.Sampling != nil }) {
+		if !s.declared(ctx, func(c clientCaps) bool { return c.Sampling != nil }) {
 			return toolError("the client did not declare the sampling capability"), nil
 		}
 		var a struct {
@@ -292,15 +292,26 @@ func (s *server) runTool(ctx context.Context, p peer, id jsonrpc.ID, in *callPar
 	return nil, nil
 }
 
-func (s *server) declared(has func(clientCaps) bool) bool {
+// declared reports whether the client declared a capability: in the
+// request's _meta (modern), or in initialize (legacy).
+func (s *server) declared(ctx context.Context, has func(clientCaps) bool) bool {
+	if mr := modernOf(ctx); mr != nil {
+		return has(mr.caps)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lenient || has(s.caps)
 }
 
-// ask sends a request to the client and returns its answer as text.
+// ask sends a request to the client and returns its answer as text. In
+// the modern era the "request" is an input request of the answer
+// (*inputRequired, passed on), answered by the client's retry.
 func (s *server) ask(ctx context.Context, p peer, method string, params any) (*toolResult, error) {
 	res, err := p.call(ctx, method, params)
+	var ir *inputRequired
+	if errors.As(err, &ir) {
+		return nil, err
+	}
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errCancelled) {
 			return nil, errCancelled
@@ -319,7 +330,7 @@ func (s *server) ask(ctx context.Context, p peer, method string, params any) (*t
 	return r, nil
 }
 
-func (s *server) elicitParams() map[string]any {
+func (s *server) elicitParams(ctx context.Context) map[string]any {
 	m := map[string]any{
 		"message": "The demo server would like to know a few things.",
 		"requestedSchema": json.RawMessage(`{"type":"object","properties":{` +
@@ -331,7 +342,7 @@ func (s *server) elicitParams() map[string]any {
 			`},"required":["name"]}`),
 	}
 	s.mu.Lock()
-	if s.version == latestVersion {
+	if s.version == latestVersion || modernOf(ctx) != nil {
 		m["mode"] = "form"
 	}
 	s.mu.Unlock()
