@@ -12,19 +12,19 @@ import (
 
 // listEntry is one server in `mcpwire list --json`.
 type listEntry struct {
-	Name            string `json:"name"`
-	Source          string `json:"source"`
-	Scope           string `json:"scope"`
-	Transport       string `json:"transport"`
-	Target          string `json:"target"`
-	Enabled         bool   `json:"enabled"`
-	Approval        string `json:"approval"`
-	Auth            string `json:"auth"`
-	State           string `json:"state"`
-	Protocol        string `json:"protocol,omitempty"` // the revision spoken, when connected
-	Era             string `json:"era,omitempty"`      // "modern" or "legacy", when connected
-	Tools           *int   `json:"tools,omitempty"`
-	Error           *struct {
+	Name      string `json:"name"`
+	Source    string `json:"source"`
+	Scope     string `json:"scope"`
+	Transport string `json:"transport"`
+	Target    string `json:"target"`
+	Enabled   bool   `json:"enabled"`
+	Approval  string `json:"approval"`
+	Auth      string `json:"auth"`
+	State     string `json:"state"`
+	Protocol  string `json:"protocol,omitempty"` // the revision spoken, when connected
+	Era       string `json:"era,omitempty"`      // "modern" or "legacy", when connected
+	Tools     *int   `json:"tools,omitempty"`
+	Error     *struct {
 		Phase   string `json:"phase"`
 		Message string `json:"message"`
 	} `json:"error,omitempty"`

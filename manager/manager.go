@@ -409,7 +409,7 @@ func (m *Manager) CallWith(ctx context.Context, qualified string, args any, opts
 type ServerState struct {
 	Name            string
 	State           State
-	Phase           string // of the last failure
+	Phase           string       // of the last failure
 	Err             error        // the last failure
 	ProtocolVersion string       // the revision spoken, when connected
 	Era             protocol.Era // the era of that revision, when connected
