@@ -33,6 +33,7 @@ type targetFlags struct {
 	logLevel string
 	// allowHTTP allows plain http to a URL target off loopback.
 	allowHTTP bool
+	protocol  string
 }
 
 func (tf *targetFlags) register(fs *flag.FlagSet) {
@@ -45,6 +46,7 @@ func (tf *targetFlags) register(fs *flag.FlagSet) {
 	fs.Var(&tf.roots, "root", "a directory offered to the server as a root (repeatable; none unless given, or the definition's roots)")
 	fs.StringVar(&tf.logLevel, "log-level", "", "ask the server for log messages at this level and above")
 	fs.BoolVar(&tf.allowHTTP, "allow-http", false, "allow plain http to a URL target that is not loopback (a CI service container); warns, and never sends a token")
+	fs.StringVar(&tf.protocol, "protocol", "", "pin the MCP revision `VERSION` ("+strings.Join(protocol.SupportedVersions(), ", ")+"); default: detect the server's era")
 }
 
 // A target is a server to talk to, resolved from the command line.
@@ -189,7 +191,13 @@ func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, 
 		}
 		popts.Roots = func(context.Context) ([]protocol.Root, error) { return roots, nil }
 	}
-	opts := &manager.DialOptions{Environ: inv.env.Environ(), Protocol: popts}
+	if tf.protocol != "" {
+		if !protocol.IsSupported(tf.protocol) {
+			return nil, usageErr("--protocol %q: mcpwire speaks %s", tf.protocol, strings.Join(protocol.SupportedVersions(), ", "))
+		}
+		spec.ProtocolVersion = tf.protocol
+	}
+	opts := &manager.DialOptions{Environ: inv.env.Environ(), Protocol: popts, EraCache: manager.OpenEraCache(inv.authHome(t))}
 	if tf.verbose {
 		opts.Stderr = inv.stderrRelay(spec.Name)
 	}

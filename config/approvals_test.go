@@ -85,6 +85,7 @@ func TestDigestCanonical(t *testing.T) {
 		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X:-1}"}, "roots": ["/srv"]}`,
 		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X:-1}"}, "envVars": ["GITHUB_TOKEN"]}`,
 		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X:-1}"}, "envVars": ["OTHER"]}`,
+		`{"command": "node", "args": ["a", "b"], "env": {"A": "${X:-1}"}, "protocolVersion": "2025-06-18"}`, // a pinned revision
 	}
 	seen := map[string]string{entryDigest(t, base): base}
 	for _, e := range differ {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -554,6 +555,13 @@ func parseEntry(file, scope string, data []byte, name string, m *jmember, warnin
 			}
 			bearerAt = f.keyStart
 			httpOnly, httpOnlyAt = append(httpOnly, f.key), append(httpOnlyAt, f.keyStart)
+		case "protocolVersion":
+			pv, ok := p.str(v, f.key)
+			if ok && !slices.Contains(ProtocolVersions, pv) {
+				p.fail(v.start, f.key, "must be one of %s", strings.Join(ProtocolVersions, ", "))
+				break
+			}
+			s.ProtocolVersion = pv
 		case "enabled":
 			if b, ok := p.boolean(v, f.key); ok {
 				enabled = &b

@@ -248,6 +248,8 @@ func TestLoadEntryErrors(t *testing.T) {
 		{"timeout too big", `{"command": "x", "timeout": 301}`, `timeout: must be more than 0 and at most 300 seconds`},
 		{"timeout string", `{"command": "x", "timeout": "30"}`, `timeout: must be a number of seconds, got string`},
 		{"enabled not bool", `{"command": "x", "enabled": "yes"}`, `enabled: must be true or false, got string`},
+		{"protocolVersion unknown", `{"command": "x", "protocolVersion": "2025-01-01"}`, `protocolVersion: must be one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05`},
+		{"protocolVersion not a string", `{"command": "x", "protocolVersion": 2025}`, `protocolVersion: must be a string`},
 		{"enabled and disabled disagree", `{"command": "x", "enabled": true, "disabled": true}`, `enabled: enabled and disabled disagree`},
 		{"tools not list", `{"command": "x", "disabledTools": "a"}`, `disabledTools: must be an array of strings`},
 		{"nul in command", `{"command": "a\u0000b"}`, `command: must not contain a NUL character`},

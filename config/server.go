@@ -21,6 +21,11 @@ const (
 	ScopeProject = "project" // ./.mcp.json
 )
 
+// ProtocolVersions are the MCP revisions a definition may pin with
+// "protocolVersion", newest first (protocol.SupportedVersions; a test
+// keeps the two lists equal).
+var ProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
 // Timeouts of a [Server].
 const (
 	DefaultTimeout = 30 * time.Second
@@ -77,8 +82,11 @@ type Server struct {
 	// opted in, and is warned each time. Never with a token: oauth, an
 	// Authorization header or bearerTokenEnvVar then are an error.
 	AllowHTTP bool
-	Enabled   bool // "enabled", or not "disabled"; true when neither is given
-	Required  bool // "required": the caller should fail when this server fails
+	// ProtocolVersion pins the MCP revision spoken ("protocolVersion"; one
+	// of ProtocolVersions); "" lets the client detect the server's era.
+	ProtocolVersion string
+	Enabled         bool // "enabled", or not "disabled"; true when neither is given
+	Required        bool // "required": the caller should fail when this server fails
 
 	EnabledTools  []string // "enabledTools": when non-empty, only these tools are offered
 	DisabledTools []string // "disabledTools": these tools are never offered

@@ -44,8 +44,9 @@ type Spec struct {
 	// (absolute); none means no roots capability, unless
 	// DialOptions.Protocol.Roots says otherwise.
 	Roots []string
-	// ProtocolVersion pins the revision spoken (the definition's
-	// protocolVersion); "" lets the protocol package choose.
+	// ProtocolVersion pins the MCP revision (a definition's
+	// "protocolVersion", the CLI's --protocol); "" speaks both eras and
+	// detects the server's.
 	ProtocolVersion string
 	// StartupTimeout bounds the start (the definition's startupTimeout;
 	// 0: the caller's budget); ToolTimeout each tool call (its
@@ -88,6 +89,10 @@ type DialOptions struct {
 	HTTPClient *http.Client
 	// Protocol holds the session's callbacks and client identity.
 	Protocol protocol.Options
+	// EraCache, when set, says which era the server spoke last (the
+	// session then skips what it need not detect again) and learns the
+	// era of this connection. A nil EraCache detects every time.
+	EraCache *EraCache
 }
 
 // A Conn is a live, initialized session with one server.
@@ -123,8 +128,11 @@ func (c *Conn) Explain(phase string, err error) error {
 	return explain(c.Spec.Name, phase, err, c.stdio)
 }
 
-// Dial connects to the server of spec and initializes a session. ctx
-// bounds the whole start.
+// Dial connects to the server of spec and starts a session: the era and
+// revision pinned by spec or opts.Protocol, else what the era cache
+// remembers, else detected. A stdio server that exits on the
+// server/discover probe (some legacy servers do) is started again and
+// spoken to in the legacy era. ctx bounds the whole start.
 func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 	if opts == nil {
 		opts = &DialOptions{}
@@ -138,6 +146,10 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 	}
 	if popts.ProtocolVersion == "" {
 		popts.ProtocolVersion = spec.ProtocolVersion
+	}
+	pinned := popts.ProtocolVersion != ""
+	if !pinned && popts.Hint == nil {
+		popts.Hint = opts.EraCache.Lookup(spec)
 	}
 	c := &Conn{Spec: spec}
 	start := time.Now()
@@ -154,10 +166,18 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 		if err != nil {
 			return nil, &ServerError{Server: spec.Name, Phase: PhaseSpawn, Err: err}
 		}
-		c.stdio = conn
 		c.Spawn = time.Since(start)
 		start = time.Now()
 		sess, err := protocol.Connect(ctx, conn, &popts)
+		if errors.Is(err, protocol.ErrClosedByProbe) && !pinned {
+			// The server ended on the probe: start it again, legacy.
+			if conn, err = st.Connect(ctx); err != nil {
+				return nil, &ServerError{Server: spec.Name, Phase: PhaseSpawn, Err: err}
+			}
+			popts.Hint = &protocol.EraHint{Era: protocol.EraLegacy}
+			sess, err = protocol.Connect(ctx, conn, &popts)
+		}
+		c.stdio = conn
 		if err != nil {
 			return nil, explain(spec.Name, PhaseInitialize, err, conn)
 		}
@@ -182,6 +202,9 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 		return nil, &ServerError{Server: spec.Name, Phase: PhaseConfig, Err: fmt.Errorf("unknown transport %q", spec.Transport)}
 	}
 	c.Initialize = time.Since(start)
+	if !pinned {
+		opts.EraCache.Store(spec, c.Era(), c.ProtocolVersion())
+	}
 	return c, nil
 }
 
@@ -242,7 +265,7 @@ func SpecFromConfig(s *config.Server) (*Spec, error) {
 		Name: s.Name, Transport: s.Type,
 		Command: x.Command, Args: x.Args, Env: x.Env, Dir: x.Cwd,
 		URL: x.URL, Header: x.Headers, AllowHTTP: s.AllowHTTP, Timeout: s.Timeout, Roots: x.Roots,
-		StartupTimeout: s.StartupTimeout, ToolTimeout: s.ToolTimeout,
+		StartupTimeout: s.StartupTimeout, ToolTimeout: s.ToolTimeout, ProtocolVersion: s.ProtocolVersion,
 	}, nil
 }
 

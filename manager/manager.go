@@ -129,6 +129,7 @@ type Options struct {
 type Manager struct {
 	opts   Options
 	events *dispatcher
+	eras   *EraCache // the home's era cache (nil without a home)
 
 	// ctx ends when the Manager closes; starts and refreshes under way
 	// give up then.
@@ -174,7 +175,7 @@ func New(opts Options) (*Manager, error) {
 	if opts.ClientName == "" {
 		opts.ClientName, opts.ClientVersion = "mcpwire", moduleVersion()
 	}
-	m := &Manager{opts: opts, events: newDispatcher()}
+	m := &Manager{opts: opts, events: newDispatcher(), eras: OpenEraCache(opts.Home)}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	approvals := m.approvals()
 	for _, def := range opts.Config.Servers {

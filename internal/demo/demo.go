@@ -42,6 +42,11 @@ import (
 // server.
 type Options struct {
 	Era           string // EraDual (""), EraModern or EraLegacy: the eras spoken
+	// Early says what a legacy session does with a request before
+	// initialize (a dual-era client's server/discover probe): "" answers
+	// -32600, "ignore" never answers, "exit" exits 3 (stdio) or drops the
+	// connection (HTTP), as some legacy servers do.
+	Early string
 	PageSize      int    // items per page of every list; 0 = all in one page
 	ExtraTools    int    // extra tools tool-0001… to add
 	NextRelease   bool   // serve the surface of a pretend next release (see nextRelease), for diff tests
@@ -117,6 +122,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&addr, "http", "", "serve streamable HTTP at `ADDR` (e.g. 127.0.0.1:0) instead of stdio")
 	fs.StringVar(&o.Era, "era", "", "the eras spoken: dual (the default: 2026-07-28 and the legacy revisions), modern (2026-07-28 only) or legacy (no 2026-07-28)")
+	fs.StringVar(&o.Early, "early", "", "a request before initialize (legacy): error (the default), ignore (never answered) or exit")
 	fs.IntVar(&o.PageSize, "page-size", 0, "items per page of each list (0 = one page)")
 	fs.IntVar(&o.ExtraTools, "tools", 0, "add `N` extra tools tool-0001…")
 	fs.BoolVar(&o.NextRelease, "next-release", false, "serve the surface of a pretend next release (version 0.2.0), for mcpwire diff")
@@ -148,6 +154,14 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	default:
 		fmt.Fprintf(stderr, "serve-demo: --era must be dual, modern or legacy, not %q\n", o.Era)
 		return o, "", errors.New("demo: bad --era")
+	}
+	switch o.Early {
+	case "error":
+		o.Early = ""
+	case "", "ignore", "exit":
+	default:
+		fmt.Fprintf(stderr, "serve-demo: --early must be error, ignore or exit, not %q\n", o.Early)
+		return o, "", errors.New("demo: bad --early")
 	}
 	if o.PageSize < 0 || o.ExtraTools < 0 || o.ExpireAfter < 0 {
 		fmt.Fprintln(stderr, "serve-demo: --page-size, --tools and --expire-after must not be negative")

@@ -127,6 +127,16 @@ func (s *server) handle(ctx context.Context, p peer, req *jsonrpc.Request) (any,
 	ready := s.initialized || s.lenient
 	s.mu.Unlock()
 	if !ready {
+		if s.opts.Verbose {
+			s.logf("demo: <- %s before initialize (--early %s)", req.Method, s.opts.Early)
+		}
+		switch s.opts.Early {
+		case "ignore":
+			<-ctx.Done()
+			return nil, errCancelled
+		case "exit":
+			return nil, errCrash
+		}
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "%s before initialize", req.Method)
 	}
 	ctx, untrack := s.track(ctx, req)

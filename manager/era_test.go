@@ -1,0 +1,333 @@
+package manager
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/demo"
+	"github.com/mcpwire/mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// demoSpec is the demo server over stdio (this test binary) with args.
+func demoSpec(t testing.TB, args ...string) *Spec {
+	return &Spec{Name: "demo", Transport: "stdio", Command: testExe(t), Args: args, Env: map[string]string{demoEnv: "1"}}
+}
+
+// httpDemo serves the demo with o over streamable HTTP on loopback and
+// returns its spec.
+func httpDemo(t testing.TB, o demo.Options) *Spec {
+	h := demo.NewHTTPHandler(o)
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		h.Close()
+		srv.Close()
+	})
+	return &Spec{Name: "demo", Transport: "http", URL: srv.URL + "/mcp"}
+}
+
+// eraEvents collects what a session's callbacks saw.
+type eraEvents struct {
+	mu       sync.Mutex
+	requests []string
+	changed  chan struct{}
+	updated  chan string
+}
+
+func (ev *eraEvents) options() protocol.Options {
+	return protocol.Options{
+		ClientName: "era-test", ClientVersion: "1",
+		Elicit: func(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+			return &protocol.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		},
+		Roots: func(ctx context.Context) ([]protocol.Root, error) {
+			return []protocol.Root{{URI: "file:///era-root", Name: "era-root"}}, nil
+		},
+		Sample: func(ctx context.Context, p json.RawMessage) (any, error) {
+			return map[string]any{"role": "assistant", "model": "canned", "content": map[string]any{"type": "text", "text": "canned"}}, nil
+		},
+		OnServerRequest: func(method, outcome string) {
+			ev.mu.Lock()
+			ev.requests = append(ev.requests, method+" "+outcome)
+			ev.mu.Unlock()
+		},
+		OnToolsChanged:    func() { ev.changed <- struct{}{} },
+		OnResourceUpdated: func(uri string) { ev.updated <- uri },
+	}
+}
+
+// wait waits for a value on ch, or fails the test.
+func wait[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no %s", what)
+		var zero T
+		return zero
+	}
+}
+
+// TestCompatibilityMatrix runs the 2026-07-28 revision's compatibility
+// matrix (basic/versioning.mdx) against the demo, over stdio and HTTP:
+// the dual-era client against modern-only, legacy-only and dual-era
+// servers (it works, in the right era), and a client pinned to one era
+// (what a legacy or a modern-only client does) against each.
+func TestCompatibilityMatrix(t *testing.T) {
+	proctest.Check(t)
+	type cell struct {
+		server  string // the demo's --era
+		pin     string // the client's pinned revision ("": dual-era)
+		wantEra protocol.Era
+		fails   string // the start fails with this, when it must
+	}
+	cells := []cell{
+		{server: "dual", wantEra: protocol.EraModern},
+		{server: "modern", wantEra: protocol.EraModern},
+		{server: "legacy", wantEra: protocol.EraLegacy},
+		{server: "dual", pin: "2025-11-25", wantEra: protocol.EraLegacy},
+		{server: "legacy", pin: "2025-06-18", wantEra: protocol.EraLegacy},
+		{server: "modern", pin: "2025-11-25", fails: "2026-07-28 only"},
+		{server: "dual", pin: "2026-07-28", wantEra: protocol.EraModern},
+		{server: "modern", pin: "2026-07-28", wantEra: protocol.EraModern},
+		{server: "legacy", pin: "2026-07-28", fails: "does not speak 2026-07-28 (pinned)"},
+	}
+	for _, tr := range []string{"stdio", "http"} {
+		for _, c := range cells {
+			name := tr + "/server=" + c.server + "/client=" + map[bool]string{true: "dual", false: c.pin}[c.pin == ""]
+			t.Run(name, func(t *testing.T) {
+				era := c.server
+				if era == "dual" {
+					era = ""
+				}
+				var spec *Spec
+				if tr == "stdio" {
+					spec = demoSpec(t, "--era", c.server)
+				} else {
+					spec = httpDemo(t, demo.Options{Era: era})
+				}
+				spec.ProtocolVersion = c.pin
+				ev := &eraEvents{changed: make(chan struct{}, 10), updated: make(chan string, 10)}
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				conn, err := Dial(ctx, spec, &DialOptions{Environ: os.Environ(), Protocol: ev.options()})
+				if c.fails != "" {
+					if err == nil || !strings.Contains(err.Error(), c.fails) {
+						t.Fatalf("start: %v, want an error saying %q", err, c.fails)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close()
+				if conn.Era() != c.wantEra {
+					t.Fatalf("era %s (%s), want %s", conn.Era(), conn.ProtocolVersion(), c.wantEra)
+				}
+				if c.pin != "" && conn.ProtocolVersion() != c.pin {
+					t.Errorf("revision %s, pinned %s", conn.ProtocolVersion(), c.pin)
+				}
+				exerciseDemo(t, ctx, conn, ev, tr)
+			})
+		}
+	}
+}
+
+// exerciseDemo uses what the demo offers through conn, in whatever era it
+// speaks: tools, a call, each kind of question to the client, a
+// subscription, a list change, a resource that does not exist.
+func exerciseDemo(t *testing.T, ctx context.Context, conn *Conn, ev *eraEvents, tr string) {
+	t.Helper()
+	tools, err := conn.ListTools(ctx)
+	if err != nil || len(tools) != 12 {
+		t.Fatalf("tools: %d, %v", len(tools), err)
+	}
+	res, err := conn.CallTool(ctx, "echo", map[string]string{"text": "hi there"}, nil)
+	if err != nil || res.Content[0].Text != "hi there" {
+		t.Fatalf("echo: %+v, %v", res, err)
+	}
+	// x-mcp-header (modern HTTP): the demo checks Mcp-Param-Env-Name.
+	if res, err := conn.CallTool(ctx, "env", map[string]string{"name": "PATH"}, nil); err != nil {
+		t.Errorf("env: %+v, %v", res, err)
+	}
+	for tool, want := range map[string]string{"ask": `"name":"Ada"`, "roots": "file:///era-root", "sample": "canned"} {
+		res, err := conn.CallTool(ctx, tool, nil, nil)
+		if err != nil || res.IsError || !strings.Contains(res.Content[0].Text, want) {
+			t.Errorf("%s: %+v, %v", tool, res, err)
+		}
+	}
+	ev.mu.Lock()
+	got := strings.Join(ev.requests, "|")
+	ev.mu.Unlock()
+	for _, want := range []string{"elicitation/create accepted", "roots/list answered", "sampling/createMessage answered"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the client answered %q, not %q", got, want)
+		}
+	}
+	if err := conn.Subscribe(ctx, "demo://readme"); err != nil {
+		t.Fatalf("subscribe: %v", err)
+	}
+	if uri := wait(t, ev.updated, "resources/updated"); uri != "demo://readme" {
+		t.Errorf("updated %s", uri)
+	}
+	if _, err := conn.CallTool(ctx, "notify", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, ev.changed, "tools/list_changed")
+	_, err = conn.ReadResource(ctx, "demo://nope")
+	if !protocol.IsResourceNotFound(err) {
+		t.Errorf("reading demo://nope: %v", err)
+	}
+	if err := conn.Ping(ctx); err != nil {
+		t.Errorf("ping: %v", err)
+	}
+}
+
+// demoLog is a writer of the demo's stderr that tests can search.
+type demoLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *demoLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *demoLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestEraCache: a legacy server is probed once; the cache remembers it,
+// and the next start goes to initialize at once.
+func TestEraCache(t *testing.T) {
+	proctest.Check(t)
+	home := t.TempDir()
+	cache := OpenEraCache(home)
+	spec := demoSpec(t, "--era", "legacy", "--verbose")
+	ctx := context.Background()
+	start := func() string {
+		log := &demoLog{}
+		conn, err := Dial(ctx, spec, &DialOptions{Environ: os.Environ(), EraCache: cache, Stderr: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if conn.Era() != protocol.EraLegacy {
+			t.Errorf("era %s", conn.Era())
+		}
+		conn.Close()
+		return log.String()
+	}
+	if log := start(); !strings.Contains(log, "server/discover before initialize") {
+		t.Errorf("the first start did not probe:\n%s", log)
+	}
+	if h := cache.Lookup(spec); h == nil || h.Era != protocol.EraLegacy || h.Version != protocol.LatestLegacyVersion {
+		t.Fatalf("cached %+v", h)
+	}
+	if log := start(); strings.Contains(log, "server/discover") {
+		t.Errorf("the second start probed again:\n%s", log)
+	}
+	fi, err := os.Stat(filepath.Join(home, EraCacheFile))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("cache file: %v %v", fi, err)
+	}
+	// The cached assumption fails: the server became modern-only. The
+	// session detects the era afresh and the cache learns it.
+	modern := demoSpec(t, "--era", "modern")
+	cache.Store(modern, protocol.EraLegacy, "2025-11-25")
+	conn, err := Dial(ctx, modern, &DialOptions{Environ: os.Environ(), EraCache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	if h := cache.Lookup(modern); h == nil || h.Era != protocol.EraModern {
+		t.Errorf("cached after a wrong hint: %+v", h)
+	}
+	// HTTP servers are also remembered by origin.
+	h := httpDemo(t, demo.Options{Era: demo.EraLegacy})
+	conn, err = Dial(ctx, h, &DialOptions{EraCache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	other := &Spec{Name: "other", Transport: "http", URL: strings.TrimSuffix(h.URL, "/mcp") + "/elsewhere"}
+	if hint := cache.Lookup(other); hint == nil || hint.Era != protocol.EraLegacy {
+		t.Errorf("origin hint %+v", hint)
+	}
+}
+
+// A legacy server that never answers requests before initialize costs the
+// probe timeout; one that exits on them is started again, legacy.
+func TestProbeOfDifficultLegacyServers(t *testing.T) {
+	proctest.Check(t)
+	ctx := context.Background()
+	popts := protocol.Options{ProbeTimeout: 200 * time.Millisecond}
+	conn, err := Dial(ctx, demoSpec(t, "--era", "legacy", "--early", "ignore"), &DialOptions{Environ: os.Environ(), Protocol: popts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conn.Era() != protocol.EraLegacy {
+		t.Errorf("era %s", conn.Era())
+	}
+	conn.Close()
+
+	cache := OpenEraCache(t.TempDir())
+	spec := demoSpec(t, "--era", "legacy", "--early", "exit")
+	conn, err = Dial(ctx, spec, &DialOptions{Environ: os.Environ(), EraCache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conn.Era() != protocol.EraLegacy {
+		t.Errorf("era %s", conn.Era())
+	}
+	if _, err := conn.ListTools(ctx); err != nil {
+		t.Error(err)
+	}
+	conn.Close()
+	if h := cache.Lookup(spec); h == nil || h.Era != protocol.EraLegacy {
+		t.Errorf("cached %+v", h)
+	}
+	// Pinned, nothing is started again: the error says what happened.
+	spec.ProtocolVersion = protocol.ModernVersion
+	_, err = Dial(ctx, spec, &DialOptions{Environ: os.Environ()})
+	if !errors.Is(err, protocol.ErrClosedByProbe) {
+		t.Errorf("pinned: %v", err)
+	}
+}
+
+// A definition's protocolVersion pins the revision the manager speaks.
+func TestDefinitionPinsRevision(t *testing.T) {
+	proctest.Check(t)
+	m, _ := newManager(t, Options{},
+		demoServer{name: "pinned", extra: map[string]any{"protocolVersion": "2025-06-18"}},
+		demoServer{name: "free"})
+	mustTools(t, m)
+	for _, st := range m.States() {
+		want := map[string]string{"pinned": "2025-06-18", "free": protocol.ModernVersion}[st.Name]
+		if st.ProtocolVersion != want {
+			t.Errorf("%s speaks %s (%s), want %s", st.Name, st.ProtocolVersion, st.Era, want)
+		}
+	}
+}
+
+// The list of revisions a definition may pin is the one protocol speaks.
+func TestPinnableVersions(t *testing.T) {
+	if strings.Join(protocol.SupportedVersions(), " ") != strings.Join(configProtocolVersions(), " ") {
+		t.Errorf("config pins %v, protocol speaks %v", configProtocolVersions(), protocol.SupportedVersions())
+	}
+}
+
+func configProtocolVersions() []string { return config.ProtocolVersions }
