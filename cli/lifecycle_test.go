@@ -30,23 +30,32 @@ func (b *lockedBuffer) String() string {
 
 // TestCallTimeoutOverHTTPTellsTheServer times a call out over streamable
 // HTTP while its POST still waits for the answer's headers: by the time
-// mcpwire has exited, the server has received notifications/cancelled for
-// it.
+// mcpwire has exited, the server knows. A legacy server is sent
+// notifications/cancelled; in the modern era closing the request's
+// answer stream is the cancellation (2026-07-28 cancellation.mdx), and
+// the demo logs that it saw it.
 func TestCallTimeoutOverHTTPTellsTheServer(t *testing.T) {
-	var log lockedBuffer
-	h := demo.NewHTTPHandler(demo.Options{Verbose: true, Stderr: &log})
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() {
-		h.Close()
-		srv.Close()
-	})
-	r := newRunner(t)
-	res := r.run(t, "call", srv.URL+"/mcp", "sleep", "ms=60000", "--timeout", "500ms").want(t, 1)
-	if !strings.Contains(res.stderr, "no answer within") {
-		t.Errorf("the error does not say the call timed out:\n%s", res)
-	}
-	got := log.String()
-	if !strings.Contains(got, "<- notifications/cancelled") {
-		t.Fatalf("the server did not receive notifications/cancelled before mcpwire exited:\n%s", got)
+	for _, tc := range []struct{ era, want string }{
+		{demo.EraLegacy, "<- notifications/cancelled"},
+		{demo.EraModern, "\ncancelled "},
+	} {
+		t.Run(tc.era, func(t *testing.T) {
+			var log lockedBuffer
+			h := demo.NewHTTPHandler(demo.Options{Verbose: true, Stderr: &log, Era: tc.era})
+			srv := httptest.NewServer(h)
+			t.Cleanup(func() {
+				h.Close()
+				srv.Close()
+			})
+			r := newRunner(t)
+			res := r.run(t, "call", srv.URL+"/mcp", "sleep", "ms=60000", "--timeout", "500ms").want(t, 1)
+			if !strings.Contains(res.stderr, "no answer within") {
+				t.Errorf("the error does not say the call timed out:\n%s", res)
+			}
+			got := log.String()
+			if !strings.Contains(got, tc.want) {
+				t.Fatalf("the server did not see the cancellation (%q) before mcpwire exited:\n%s", tc.want, got)
+			}
+		})
 	}
 }

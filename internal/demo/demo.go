@@ -41,12 +41,12 @@ import (
 // Options configures the demo server. The zero value is a well-behaved
 // server.
 type Options struct {
-	Era           string // EraDual (""), EraModern or EraLegacy: the eras spoken
+	Era string // EraDual (""), EraModern or EraLegacy: the eras spoken
 	// Early says what a legacy session does with a request before
 	// initialize (a dual-era client's server/discover probe): "" answers
 	// -32600, "ignore" never answers, "exit" exits 3 (stdio) or drops the
 	// connection (HTTP), as some legacy servers do.
-	Early string
+	Early         string
 	PageSize      int    // items per page of every list; 0 = all in one page
 	ExtraTools    int    // extra tools tool-0001… to add
 	NextRelease   bool   // serve the surface of a pretend next release (see nextRelease), for diff tests

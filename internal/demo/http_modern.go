@@ -127,10 +127,26 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 		writeError(w, statusOf(err), req.ID, err)
 		return
 	}
-	ctx, cancel := context.WithCancel(r.Context())
+	// Closing the answer stream is the client's cancellation (the modern
+	// era has no notifications/cancelled over HTTP).
+	ctx, cancelCause := context.WithCancelCause(context.WithoutCancel(r.Context()))
+	cancel := func() { cancelCause(nil) }
 	defer cancel()
 	stop := context.AfterFunc(h.ctx, cancel)
 	defer stop()
+	finished := make(chan struct{})
+	defer close(finished)
+	gone := context.AfterFunc(r.Context(), func() {
+		select {
+		case <-finished:
+		default:
+			if req.Method != "subscriptions/listen" {
+				srv.recordCancel(req.ID)
+			}
+			cancelCause(errCancelled)
+		}
+	})
+	defer gone()
 	out := make(chan []byte, 64)
 	done := make(chan struct{})
 	p := &chanPeer{ctx: ctx, out: out}

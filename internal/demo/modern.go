@@ -387,6 +387,18 @@ func (s *server) listen(ctx context.Context, p peer, req *jsonrpc.Request) (any,
 	return nil, ctx.Err()
 }
 
+// listening reports whether id is an open subscription's request.
+func (s *server) listening(id jsonrpc.ID) bool {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	for sub := range s.hub.subs {
+		if sub.id == id {
+			return true
+		}
+	}
+	return false
+}
+
 // subscriptions counts the open subscriptions (demo://status).
 func (s *server) subscriptions() int {
 	s.hub.mu.Lock()

@@ -226,6 +226,12 @@ func (s *server) notification(req *jsonrpc.Request) {
 		cancel := s.inflight[in.RequestID]
 		s.mu.Unlock()
 		if cancel != nil {
+			// Recorded here, when it arrives, so that demo://status read
+			// after it shows it, whenever the request notices (a
+			// subscription ended is no cancelled work).
+			if !s.listening(in.RequestID) {
+				s.recordCancel(in.RequestID)
+			}
 			cancel(errCancelled)
 		}
 	}

@@ -199,7 +199,6 @@ func (s *server) runTool(ctx context.Context, p peer, id jsonrpc.ID, in *callPar
 			return textResult(fmt.Sprintf("slept %d ms", a.MS)), nil
 		case <-ctx.Done():
 			if errors.Is(context.Cause(ctx), errCancelled) {
-				s.recordCancel(id)
 				return nil, errCancelled
 			}
 			return nil, ctx.Err()
