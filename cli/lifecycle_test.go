@@ -6,20 +6,50 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/internal/demo"
 )
 
 // lockedBuffer collects a server's log while the test reads it.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{} // closed and replaced on each write
 }
 
 func (b *lockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.wrote != nil {
+		close(b.wrote)
+		b.wrote = nil
+	}
 	return b.b.Write(p)
+}
+
+// waitFor waits until the log holds s, at most d; it reports whether it
+// does.
+func (b *lockedBuffer) waitFor(s string, d time.Duration) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		b.mu.Lock()
+		if strings.Contains(b.b.String(), s) {
+			b.mu.Unlock()
+			return true
+		}
+		if b.wrote == nil {
+			b.wrote = make(chan struct{})
+		}
+		wrote := b.wrote
+		b.mu.Unlock()
+		select {
+		case <-wrote:
+		case <-deadline.C:
+			return false
+		}
+	}
 }
 
 func (b *lockedBuffer) String() string {
@@ -29,15 +59,18 @@ func (b *lockedBuffer) String() string {
 }
 
 // TestCallTimeoutOverHTTPTellsTheServer times a call out over streamable
-// HTTP while its POST still waits for the answer's headers: by the time
-// mcpwire has exited, the server knows. A legacy server is sent
-// notifications/cancelled; in the modern era closing the request's
-// answer stream is the cancellation (2026-07-28 cancellation.mdx), and
-// the demo logs that it saw it.
+// HTTP while its POST still waits for the answer's headers. A legacy
+// server has received notifications/cancelled by the time mcpwire has
+// exited. In the modern era closing the request's answer stream is the
+// cancellation (2026-07-28 cancellation.mdx): the demo logs that it saw
+// the stream closed, which it learns from the connection, a moment later.
 func TestCallTimeoutOverHTTPTellsTheServer(t *testing.T) {
-	for _, tc := range []struct{ era, want string }{
-		{demo.EraLegacy, "<- notifications/cancelled"},
-		{demo.EraModern, "\ncancelled "},
+	for _, tc := range []struct {
+		era, want string
+		later     time.Duration
+	}{
+		{demo.EraLegacy, "<- notifications/cancelled", 0},
+		{demo.EraModern, "\ncancelled ", 10 * time.Second},
 	} {
 		t.Run(tc.era, func(t *testing.T) {
 			var log lockedBuffer
@@ -52,8 +85,8 @@ func TestCallTimeoutOverHTTPTellsTheServer(t *testing.T) {
 			if !strings.Contains(res.stderr, "no answer within") {
 				t.Errorf("the error does not say the call timed out:\n%s", res)
 			}
-			got := log.String()
-			if !strings.Contains(got, tc.want) {
+			if !log.waitFor(tc.want, tc.later) {
+				got := log.String()
 				t.Fatalf("the server did not see the cancellation (%q) before mcpwire exited:\n%s", tc.want, got)
 			}
 		})

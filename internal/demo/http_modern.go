@@ -127,6 +127,8 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 		writeError(w, statusOf(err), req.ID, err)
 		return
 	}
+	out := make(chan []byte, 64)
+	done := make(chan struct{})
 	// Closing the answer stream is the client's cancellation (the modern
 	// era has no notifications/cancelled over HTTP).
 	ctx, cancelCause := context.WithCancelCause(context.WithoutCancel(r.Context()))
@@ -134,21 +136,14 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 	defer cancel()
 	stop := context.AfterFunc(h.ctx, cancel)
 	defer stop()
-	finished := make(chan struct{})
-	defer close(finished)
-	gone := context.AfterFunc(r.Context(), func() {
-		select {
-		case <-finished:
-		default:
-			if req.Method != "subscriptions/listen" {
-				srv.recordCancel(req.ID)
-			}
-			cancelCause(errCancelled)
+	// gone ends the request the client gave up, and waits for its work.
+	gone := func() {
+		if req.Method != "subscriptions/listen" {
+			srv.recordCancel(req.ID)
 		}
-	})
-	defer gone()
-	out := make(chan []byte, 64)
-	done := make(chan struct{})
+		cancelCause(errCancelled)
+		<-done
+	}
 	p := &chanPeer{ctx: ctx, out: out}
 	var final []byte // the response; with its HTTP status (JSON answers)
 	status := http.StatusOK
@@ -188,6 +183,7 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 				continue
 			case <-done:
 			case <-r.Context().Done():
+				gone()
 				return
 			}
 			break
@@ -226,11 +222,13 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 		select {
 		case b := <-out:
 			if !write(b) {
+				gone()
 				return
 			}
 			continue
 		case <-done:
 		case <-r.Context().Done():
+			gone()
 			return
 		}
 		break
