@@ -13,7 +13,8 @@
 #
 # Checks, each failing the run: every binary is statically linked (no
 # program interpreter), and the linux/amd64 one is at most MAX_BYTES
-# (default 9000000, 9 MB). When it grows past that, the run lists the
+# (default 9250000, 9.25 MB: the second protocol era and DPoP of issue
+# 13 took the first 9 MB). When it grows past that, the run lists the
 # largest symbols (go tool nm -size -sort size) to show what grew.
 #
 # Env: TARGETS overrides the list ("linux/amd64 darwin/arm64 ..."),
@@ -26,7 +27,7 @@ out=${1:-dist}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 targets=${TARGETS:-"linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"}
-max=${MAX_BYTES:-9000000}
+max=${MAX_BYTES:-9250000}
 version=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
 
 names=()
