@@ -170,12 +170,19 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 		start = time.Now()
 		sess, err := protocol.Connect(ctx, conn, &popts)
 		if errors.Is(err, protocol.ErrClosedByProbe) && !pinned {
-			// The server ended on the probe: start it again, legacy.
-			if conn, err = st.Connect(ctx); err != nil {
-				return nil, &ServerError{Server: spec.Name, Phase: PhaseSpawn, Err: err}
+			// The server ended on the probe, as some legacy servers do
+			// on a request before initialize: start it again, legacy. When
+			// that one ends too, the first failure is what to report.
+			first := explain(spec.Name, PhaseInitialize, err, conn)
+			again, serr := st.Connect(ctx)
+			if serr != nil {
+				return nil, first
 			}
 			popts.Hint = &protocol.EraHint{Era: protocol.EraLegacy}
-			sess, err = protocol.Connect(ctx, conn, &popts)
+			if sess, err = protocol.Connect(ctx, again, &popts); err != nil && ended(err, again) {
+				return nil, first
+			}
+			conn = again
 		}
 		c.stdio = conn
 		if err != nil {
@@ -206,6 +213,19 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 		opts.EraCache.Store(spec, c.Era(), c.ProtocolVersion())
 	}
 	return c, nil
+}
+
+// ended reports whether a start failed because the stdio server ended.
+func ended(err error, conn *transport.StdioConn) bool {
+	if errors.Is(err, io.EOF) {
+		return true
+	}
+	select {
+	case <-conn.Exited():
+		return true
+	default:
+		return false
+	}
 }
 
 // explain classifies err: a refused or failed HTTP connection is the

@@ -25,7 +25,7 @@ import (
 // the connection (a stdio server exited) on the server/discover probe:
 // some legacy servers end on a request they do not know. A caller that can
 // start the server again does so with an EraLegacy hint.
-var ErrClosedByProbe = errors.New("protocol: the server closed the connection on server/discover")
+var ErrClosedByProbe = errors.New("the server closed the connection before answering")
 
 // maxVersionTries bounds the discover requests of one detection (each
 // -32022 may name another revision).
