@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/mcpwire/mcpwire/config"
@@ -168,8 +169,13 @@ func (inv *invocation) doctorConfigured(ctx context.Context, tf *targetFlags, ho
 			def.Status, def.Detail, def.Hint = manager.CheckFail, "not approved ("+st.String()+")", "review it ("+inv.suggest("get", s.Name)+"), then: "+inv.suggest("approve", s.Name)
 		}
 	}
+	if short := s.ShortSecrets(); len(short) > 0 && def.Status == manager.CheckOK {
+		def.Status = manager.CheckWarn
+		def.Detail += "; " + strings.Join(short, ", ") + fmt.Sprintf(" shorter than %d characters: %s cannot mask it in output", safe.MinSecretLen, inv.prog)
+		def.Hint = "use a longer value, or a ${VAR} reference"
+	}
 	spec := &manager.Spec{Name: s.Name, Transport: s.Type, Command: s.Command, Args: s.Args, URL: s.URL}
-	if def.Status == manager.CheckOK {
+	if def.Status == manager.CheckOK || def.Status == manager.CheckWarn {
 		if sp, err := manager.SpecFromConfig(s); err == nil {
 			spec = sp
 		}
