@@ -96,13 +96,14 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 		return f
 	}
 	copts := &protocol.CallOptions{}
-	if ev.on || (inv.env.StderrIsTerminal && !inv.json) {
+	if ev.on || (inv.live != nil && !inv.json) {
 		copts.Progress = ev.progress(inv)
 	}
 	start := time.Now()
 	stop := inv.spinner("calling " + toolName)
 	res, err := conn.CallTool(ctx, toolName, callArgs, copts)
 	stop()
+	inv.finishProgress()
 	if err != nil {
 		if ctx.Err() != nil {
 			return err // interrupted: cancelled was sent; exit 130
@@ -225,8 +226,18 @@ func (e *events) progress(inv *invocation) func(protocol.ProgressParams) {
 			msg += fmt.Sprintf("/%g", *p.Total)
 		}
 		if p.Message != "" {
-			msg += " " + oneLine(p.Message, 60)
+			msg += " " + oneLine(p.Message, 200)
 		}
-		inv.eprintf("\r\x1b[K%s", msg)
+		// The spinner's line shows it while the call runs; the last one
+		// stays on the screen when the call ends (finishProgress).
+		inv.progress.Store(msg)
+	}
+}
+
+// finishProgress prints the last progress of a call as a line of its own,
+// so that the end of the spinner does not erase it.
+func (inv *invocation) finishProgress() {
+	if p, _ := inv.progress.Swap("").(string); p != "" {
+		inv.eprintf("%s\n", p)
 	}
 }

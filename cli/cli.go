@@ -52,6 +52,10 @@ type Env struct {
 	// StdinIsTerminal, StdoutIsTerminal and StderrIsTerminal say whether
 	// each stream is a terminal (colour, spinners, prompts).
 	StdinIsTerminal, StdoutIsTerminal, StderrIsTerminal bool
+	// Columns is the terminal's width (stdout's, else stderr's); 0 when
+	// unknown. Tables on a terminal fit in it; in a pipe they are never
+	// cut.
+	Columns int
 }
 
 // OSEnv returns the Env of this process.
@@ -70,7 +74,19 @@ func OSEnv() Env {
 		StdinIsTerminal:  term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutIsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrIsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
+		Columns:          terminalColumns(),
 	}
+}
+
+// terminalColumns is the width of the terminal on stdout, else stderr;
+// 0 when neither is one.
+func terminalColumns() int {
+	for _, f := range []*os.File{os.Stdout, os.Stderr} {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 0
 }
 
 // A command is one subcommand.

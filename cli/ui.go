@@ -9,8 +9,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
 )
@@ -34,6 +34,11 @@ type invocation struct {
 	configErr error
 	// junit is the report of --junit FILE, nil without it.
 	junit *junitReport
+	// live is stderr when it is a terminal: its transient line holds the
+	// spinner and a call's progress. nil otherwise.
+	live *liveWriter
+	// progress is the last progress of a call, for the live line.
+	progress atomic.Value // string
 
 	mu      sync.Mutex
 	secrets []string
@@ -42,7 +47,12 @@ type invocation struct {
 }
 
 func newInvocation(env Env, cmd *command) *invocation {
-	return &invocation{env: env, cmd: cmd, prog: env.Program}
+	inv := &invocation{env: env, cmd: cmd, prog: env.Program}
+	if env.StderrIsTerminal && env.Stderr != nil {
+		inv.live = newLiveWriter(env.Stderr, env.Columns)
+		inv.env.Stderr = inv.live
+	}
+	return inv
 }
 
 // say writes a message of the program on stderr: its name, then the
@@ -342,7 +352,8 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 }
 
 // table prints rows as aligned columns (by display width), the first
-// row as the header.
+// row as the header. On a terminal of known width, the widest columns are
+// cut (with "…") to fit; in a pipe nothing is cut.
 func (inv *invocation) table(rows [][]string) {
 	if len(rows) == 0 {
 		return
@@ -356,13 +367,23 @@ func (inv *invocation) table(rows [][]string) {
 	for _, r := range rows {
 		for i, c := range r {
 			if i < len(widths) {
-				widths[i] = max(widths[i], utf8.RuneCountInString(c))
+				widths[i] = max(widths[i], displayWidth(c))
 			}
 		}
+	}
+	if inv.env.StdoutIsTerminal && inv.env.Columns > 0 {
+		floors := make([]int, len(widths))
+		for i := range floors {
+			floors[i] = min(widths[i], max(displayWidth(rows[0][i]), 8))
+		}
+		widths = fitColumns(widths, floors, inv.env.Columns-1)
 	}
 	for ri, r := range rows {
 		var b strings.Builder
 		for i, c := range r {
+			if i < len(widths) {
+				c = truncateDisplay(c, widths[i])
+			}
 			if i == len(r)-1 {
 				b.WriteString(c)
 				break
@@ -372,7 +393,7 @@ func (inv *invocation) table(rows [][]string) {
 				cell = inv.bold(c)
 			}
 			b.WriteString(cell)
-			b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
+			b.WriteString(strings.Repeat(" ", widths[i]-displayWidth(c)+2))
 		}
 		io.WriteString(inv.env.Stdout, strings.TrimRight(b.String(), " ")+"\n")
 	}
@@ -381,7 +402,7 @@ func (inv *invocation) table(rows [][]string) {
 // spinner shows a spinner with msg on stderr, when stderr is a terminal,
 // for work that takes longer than a moment. The returned func stops it.
 func (inv *invocation) spinner(msg string) (stop func()) {
-	if !inv.env.StderrIsTerminal || inv.json {
+	if inv.live == nil || inv.json {
 		return func() {}
 	}
 	done := make(chan struct{})
@@ -399,10 +420,14 @@ func (inv *invocation) spinner(msg string) (stop func()) {
 		tick := time.NewTicker(80 * time.Millisecond)
 		defer tick.Stop()
 		for i := 0; ; i++ {
-			fmt.Fprintf(inv.env.Stderr, "\r%s %s", frames[i%len(frames)], msg)
+			line := frames[i%len(frames)] + " " + msg
+			if p, _ := inv.progress.Load().(string); p != "" {
+				line += " — " + p
+			}
+			inv.live.set(line)
 			select {
 			case <-done:
-				fmt.Fprintf(inv.env.Stderr, "\r\x1b[K")
+				inv.live.set("")
 				return
 			case <-tick.C:
 			}
