@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -179,12 +180,35 @@ func (inv *invocation) printResult(res *protocol.CallToolResult) {
 		s := describeContent(&res.Content[i])
 		inv.printf("%s\n", strings.TrimRight(s, "\n"))
 	}
-	if len(res.Content) == 0 && len(res.StructuredContent) > 0 {
-		inv.printf("%s\n", inv.jsonForPeople(res.StructuredContent))
+	if sc := res.StructuredContent; len(sc) > 0 && string(sc) != "null" && !textCarries(res.Content, sc) {
+		if len(res.Content) > 0 {
+			inv.printf("%s\n", inv.dim("structuredContent:"))
+		}
+		inv.printf("%s\n", inv.jsonForPeople(sc))
 	}
 	if res.OutputProblem != "" {
 		inv.say("warning: %s\n", safe.Sanitize(res.OutputProblem))
 	}
+}
+
+// textCarries says whether a text block of content already holds the
+// structured content (the same JSON value), as the spec asks servers to
+// send it for older clients: then it is not printed twice.
+func textCarries(content []protocol.Content, structured json.RawMessage) bool {
+	want, err := decodeJSON(structured)
+	if err != nil {
+		return false
+	}
+	for _, c := range content {
+		if c.Type != "text" {
+			continue
+		}
+		got, err := decodeJSON(json.RawMessage(c.Text))
+		if err == nil && reflect.DeepEqual(got, want) {
+			return true
+		}
+	}
+	return false
 }
 
 // events writes NDJSON events on stdout, one object a line.

@@ -3,10 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // screen plays what a terminal does with text: \r goes to the start of
@@ -148,5 +151,18 @@ func TestTableFitsTheTerminal(t *testing.T) {
 	inv.table(rows())
 	if strings.Contains(out.String(), "…") || !strings.Contains(out.String(), "/home/someone/projects/one") {
 		t.Fatalf("a pipe cut a cell:\n%s", out.String())
+	}
+}
+
+// TestTextCarries: structured content already in a text block (as the
+// same JSON value, whatever its spacing) is not shown twice.
+func TestTextCarries(t *testing.T) {
+	sc := json.RawMessage(`{"b":[1,2],"a":"x"}`)
+	text := func(s string) []protocol.Content { return []protocol.Content{{Type: "text", Text: s}} }
+	if !textCarries(text("{\n  \"a\": \"x\", \"b\": [1, 2]\n}"), sc) {
+		t.Error("the same object in a text block")
+	}
+	if textCarries(text(`{"a":"x"}`), sc) || textCarries(text("5"), sc) || textCarries(nil, sc) {
+		t.Error("a different text carries it")
 	}
 }
