@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -562,6 +563,19 @@ func parseEntry(file, scope string, data []byte, name string, m *jmember, warnin
 				break
 			}
 			s.ProtocolVersion = pv
+		case "shutdownTimeout":
+			s.ShutdownTimeout, _ = p.duration(v, f.key, false)
+		case "maxMessageBytes":
+			if v.kind != '0' {
+				p.fail(v.start, f.key, "must be a number of bytes, got %s", v.kindName())
+				break
+			}
+			n, err := strconv.ParseInt(string(p.data[v.start:v.end]), 10, 64)
+			if err != nil || n < MinMaxMessageBytes || n > MaxMaxMessageBytes {
+				p.fail(v.start, f.key, "must be a whole number of bytes from %d to %d", int64(MinMaxMessageBytes), int64(MaxMaxMessageBytes))
+				break
+			}
+			s.MaxMessageBytes = n
 		case "enabled":
 			if b, ok := p.boolean(v, f.key); ok {
 				enabled = &b

@@ -247,6 +247,13 @@ func TestLoadEntryErrors(t *testing.T) {
 		{"timeout negative", `{"command": "x", "timeout": -1}`, `timeout: must be more than 0`},
 		{"timeout too big", `{"command": "x", "timeout": 301}`, `timeout: must be more than 0 and at most 300 seconds`},
 		{"timeout string", `{"command": "x", "timeout": "30"}`, `timeout: must be a number of seconds, got string`},
+		{"shutdownTimeout zero", `{"command": "x", "shutdownTimeout": 0}`, `shutdownTimeout: must be more than 0 and at most 300 seconds`},
+		{"shutdownTimeout too big", `{"url": "https://a.example", "shutdownTimeout": 301}`, `shutdownTimeout: must be more than 0 and at most 300 seconds`},
+		{"shutdownTimeout string", `{"command": "x", "shutdownTimeout": "5"}`, `shutdownTimeout: must be a number of seconds, got string`},
+		{"maxMessageBytes fraction", `{"command": "x", "maxMessageBytes": 2048.5}`, `maxMessageBytes: must be a whole number of bytes from 1024 to 1099511627776`},
+		{"maxMessageBytes small", `{"command": "x", "maxMessageBytes": 100}`, `maxMessageBytes: must be a whole number of bytes from 1024`},
+		{"maxMessageBytes exponent", `{"command": "x", "maxMessageBytes": 1e9}`, `maxMessageBytes: must be a whole number of bytes`},
+		{"maxMessageBytes string", `{"command": "x", "maxMessageBytes": "1MB"}`, `maxMessageBytes: must be a number of bytes, got string`},
 		{"enabled not bool", `{"command": "x", "enabled": "yes"}`, `enabled: must be true or false, got string`},
 		{"protocolVersion unknown", `{"command": "x", "protocolVersion": "2025-01-01"}`, `protocolVersion: must be one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05`},
 		{"protocolVersion not a string", `{"command": "x", "protocolVersion": 2025}`, `protocolVersion: must be a string`},
@@ -370,5 +377,31 @@ func TestLoadExpansion(t *testing.T) {
 	}
 	if err := c.Server("creds").Err; err == nil || !strings.Contains(err.Error(), "user name or password") || strings.Contains(err.Error(), "pw") {
 		t.Errorf("creds: %v", err)
+	}
+}
+
+func TestLoadShutdownTimeoutAndMaxMessageBytes(t *testing.T) {
+	c, err := Load(setup(t, "", `{"mcpServers": {
+  "a": {"command": "x", "shutdownTimeout": 0.5, "maxMessageBytes": 1048576},
+  "b": {"url": "https://b.example/mcp", "shutdownTimeout": 10},
+  "c": {"command": "x"}
+}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, cc := c.Server("a"), c.Server("b"), c.Server("c")
+	for _, s := range []*Server{a, b, cc} {
+		if s.Err != nil {
+			t.Fatalf("%s: %v", s.Name, s.Err)
+		}
+	}
+	if a.ShutdownTimeout != 500*time.Millisecond || a.MaxMessageBytes != 1<<20 {
+		t.Errorf("a: %v %d", a.ShutdownTimeout, a.MaxMessageBytes)
+	}
+	if b.ShutdownTimeout != 10*time.Second || b.MaxMessageBytes != 0 {
+		t.Errorf("b: %v %d", b.ShutdownTimeout, b.MaxMessageBytes)
+	}
+	if cc.ShutdownTimeout != 0 || cc.MaxMessageBytes != 0 {
+		t.Errorf("c (defaults are 0): %v %d", cc.ShutdownTimeout, cc.MaxMessageBytes)
 	}
 }

@@ -30,6 +30,19 @@ var ProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-
 const (
 	DefaultTimeout = 30 * time.Second
 	MaxTimeout     = 300 * time.Second
+
+	// DefaultShutdownTimeout is each wait of a server's stop (see
+	// Server.ShutdownTimeout) when shutdownTimeout is not given; it may be
+	// MaxTimeout at most.
+	DefaultShutdownTimeout = 2 * time.Second
+)
+
+// Message sizes of a [Server]: the largest message (a stdio line, an HTTP
+// body, an SSE event) read from it, unless maxMessageBytes says otherwise.
+const (
+	DefaultMaxMessageBytes = 256 << 20
+	MinMaxMessageBytes     = 1 << 10
+	MaxMaxMessageBytes     = 1 << 40
 )
 
 // A Server is one entry of a .mcp.json file, as written (unexpanded).
@@ -85,6 +98,14 @@ type Server struct {
 	// ProtocolVersion pins the MCP revision spoken ("protocolVersion"; one
 	// of ProtocolVersions); "" lets the client detect the server's era.
 	ProtocolVersion string
+	// ShutdownTimeout is each wait of a server's stop: for a stdio server
+	// after closing its stdin and after SIGTERM, for an HTTP server the
+	// DELETE that ends its session ("shutdownTimeout", seconds; 0 when
+	// not given: DefaultShutdownTimeout).
+	ShutdownTimeout time.Duration
+	// MaxMessageBytes is the largest message read from the server
+	// ("maxMessageBytes"; 0 when not given: DefaultMaxMessageBytes).
+	MaxMessageBytes int64
 	Enabled         bool // "enabled", or not "disabled"; true when neither is given
 	Required        bool // "required": the caller should fail when this server fails
 

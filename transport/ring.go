@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"sync"
 	"unicode/utf8"
 )
@@ -47,7 +48,8 @@ func (r *ring) Write(p []byte) (int, error) {
 }
 
 // Bytes returns a copy of what is kept, oldest first. When bytes were
-// dropped, it starts at a character boundary.
+// dropped, it starts at the start of a line (a character boundary when
+// what is kept holds no line end), so that no line is shown in part.
 func (r *ring) Bytes() []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -60,6 +62,9 @@ func (r *ring) Bytes() []byte {
 				break
 			}
 			out = out[1:]
+		}
+		if i := bytes.IndexByte(out, '\n'); i >= 0 && i < len(out)-1 {
+			out = out[i+1:]
 		}
 	}
 	return out

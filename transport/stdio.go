@@ -41,13 +41,32 @@ type Stdio struct {
 	Env []string
 	Dir string // the working directory ("" = ours)
 
-	StderrLimit int       // bytes of stderr kept for diagnostics (0 = 64 KiB)
-	Stderr      io.Writer // optional copy of the child's stderr as it comes (nil = none)
+	StderrLimit int // bytes of stderr kept for diagnostics (0 = 64 KiB)
+	// Stderr, when set, gets a copy of the child's stderr as it comes.
+	// When it has a Flush method (a streaming redactor that holds back
+	// the start of a secret, say), Flush is called once stderr ends, before
+	// the end of the server is reported.
+	Stderr io.Writer
 
 	// CloseWait and TermWait are the waits of the stepped stop on Close:
 	// after closing stdin, and after SIGTERM (0 = 2s each).
 	CloseWait, TermWait time.Duration
+	// Hurry, when closed, cuts the stop of Close short: what is left of
+	// the server is killed at once (a second Ctrl-C, say).
+	Hurry <-chan struct{}
+	// Reaper, when set, starts the server, so that Close also stops the
+	// descendants that left its process group (setsid, daemons); see
+	// procgroup.Reaper for what that means for the whole process.
+	Reaper *Reaper
 }
+
+// A Reaper makes Close stop, besides a stdio server's process group, the
+// descendants that left it; see [procgroup.Reaper].
+type Reaper = procgroup.Reaper
+
+// NewReaper returns a Reaper; on Linux it makes this process a child
+// subreaper (process-wide).
+func NewReaper() (*Reaper, error) { return procgroup.NewReaper() }
 
 // A SpawnError says that a stdio server could not be started.
 type SpawnError struct {
@@ -156,7 +175,12 @@ func (s *Stdio) Connect(ctx context.Context) (*StdioConn, error) {
 		return nil, &SpawnError{Command: s.Command, Err: err}
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	g, err := procgroup.Start(cmd)
+	var g *procgroup.Group
+	if s.Reaper != nil {
+		g, err = s.Reaper.Start(cmd)
+	} else {
+		g, err = procgroup.Start(cmd)
+	}
 	if err != nil {
 		closeAll()
 		return nil, &SpawnError{Command: s.Command, Err: unwrapPath(err)}
@@ -173,7 +197,7 @@ func (s *Stdio) Connect(ctx context.Context) (*StdioConn, error) {
 	c := &StdioConn{
 		cmdName:    s.Command,
 		group:      g,
-		stop:       procgroup.StopOptions{CloseWait: s.CloseWait, TermWait: s.TermWait},
+		stop:       procgroup.StopOptions{CloseWait: s.CloseWait, TermWait: s.TermWait, Hurry: s.Hurry},
 		stdin:      inW,
 		stdout:     outR,
 		stderr:     errR,
@@ -197,6 +221,11 @@ func unwrapPath(err error) error {
 
 func (c *StdioConn) readStderr(copyTo io.Writer) {
 	defer close(c.stderrDone)
+	defer func() {
+		if f, ok := copyTo.(interface{ Flush() error }); ok {
+			f.Flush()
+		}
+	}()
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := c.stderr.Read(buf)
@@ -225,7 +254,8 @@ func (c *StdioConn) Exited() <-chan struct{} { return c.group.Done() }
 func (c *StdioConn) BadLines() int { return int(c.bad.Load()) }
 
 // StderrTail returns the last bytes of the server's stderr (at most
-// Stdio.StderrLimit), with terminal control characters stripped.
+// Stdio.StderrLimit), from the start of a line, made safe for a terminal
+// (safe.SanitizeText).
 func (c *StdioConn) StderrTail() string { return safe.SanitizeText(string(c.ring.Bytes())) }
 
 // Read returns the next message from the server's stdout. A line that is
@@ -318,10 +348,13 @@ func (c *StdioConn) endErr(ctx context.Context, err error) error {
 	case <-t.C:
 		return fmt.Errorf("reading from %q: server closed its stdout but is still running: %w", c.cmdName, io.EOF)
 	}
-	// The rest of stderr, unless a grandchild holds it open.
+	// The rest of stderr, relayed and kept before the end is reported,
+	// unless a grandchild holds it open.
+	st := time.NewTimer(stderrWait)
+	defer st.Stop()
 	select {
 	case <-c.stderrDone:
-	case <-t.C:
+	case <-st.C:
 	}
 	e := &ExitError{Code: -1, StderrTail: c.StderrTail()}
 	if st := c.group.ExitState(); st != nil {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
@@ -122,8 +123,9 @@ func TestStdioStderrLimit(t *testing.T) {
 	c := connect(t, s)
 	c.Read(context.Background())
 	<-c.Exited()
-	// the last 20 bytes, the escape character shown escaped
-	if got, want := c.StderrTail(), "0010239\n\\x1b[2Jthe end\n"; got != want {
+	// the last 20 bytes from the start of a line (the cut line "0010239"
+	// is left out), the escape character shown escaped
+	if got, want := c.StderrTail(), "\\x1b[2Jthe end\n"; got != want {
 		t.Errorf("StderrTail() = %q, want %q", got, want)
 	}
 }
@@ -362,4 +364,27 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// TestStdioStderrRelayedBeforeTheEnd relays stderr through a streaming
+// redactor, which holds back the end of what it was given: by the time Read
+// reports that the server exited, the relay has all of stderr, its last
+// line included (held back until stderr ended, as the start of a secret).
+func TestStdioStderrRelayedBeforeTheEnd(t *testing.T) {
+	proctest.Check(t)
+	var copied syncBuffer
+	s := helperStdio(t, "exit3", nil)
+	s.Stderr = safe.NewWriter(&copied, safe.NewRedactor("the end\nand a secret"))
+	c := connect(t, s)
+	_, err := c.Read(context.Background())
+	if !errors.As(err, new(*ExitError)) {
+		t.Fatalf("Read: %v, want an *ExitError", err)
+	}
+	got := copied.String()
+	if n := len(got); n != 200<<10/20*19+len("\x1b[2Jthe end\n") {
+		t.Errorf("the relay has %d bytes when the exit is reported, want all of them; it ends %q", n, got[max(0, n-40):])
+	}
+	if !strings.HasSuffix(got, "\x1b[2Jthe end\n") {
+		t.Errorf("the relay ends %q", got[max(0, len(got)-40):])
+	}
 }
