@@ -11,8 +11,21 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := cli.Main(ctx, os.Args[1:], cli.OSEnv())
-	stop()
+	// SIGINT, SIGTERM and SIGHUP stop the command the same way: the
+	// servers are told and stopped in steps, and the exit code is the
+	// signal's (130, 143, 129). A second one cuts the stop short.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, cli.StopSignals()...)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	hurry := make(chan struct{})
+	go func() {
+		cancel(cli.InterruptOf(<-sigs))
+		<-sigs
+		close(hurry)
+	}()
+	env := cli.OSEnv()
+	env.Hurry = hurry
+	env.ReapOrphans = true
+	code := cli.Main(ctx, os.Args[1:], env)
 	os.Exit(code)
 }

@@ -52,7 +52,7 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer r.close()
+	inv.atExit(r.close) // after the output
 	t, conn, ev, tf := r.t, r.conn, r.ev, &r.tf
 	toolName, words := r.rest[0], r.rest[1:]
 

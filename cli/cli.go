@@ -56,6 +56,15 @@ type Env struct {
 	// unknown. Tables on a terminal fit in it; in a pipe they are never
 	// cut.
 	Columns int
+	// Hurry, when closed, cuts the stop of the servers short: what is left
+	// of them is killed at once (close it on a second signal).
+	Hurry <-chan struct{}
+	// ReapOrphans stops, with a stdio server, its descendants that left
+	// its process group (setsid, daemons). On Linux it makes this process
+	// a child subreaper, for good (see manager.DialOptions.ReapOrphans):
+	// the mcpwire command sets it; a program that runs Main in-process
+	// and starts children of its own should not.
+	ReapOrphans bool
 }
 
 // OSEnv returns the Env of this process.
@@ -202,7 +211,12 @@ func Main(ctx context.Context, args []string, env Env) int {
 		inv := newInvocation(env, c)
 		inv.wantJSON = wantsJSON(args[1:])
 		err := c.run(ctx, inv, args[1:])
-		return inv.finish(ctx, err)
+		code := inv.finish(ctx, err)
+		inv.runAtExit() // the servers stop after the output is out
+		if sig, _, ok := interrupted(ctx); ok && code != ExitUsage {
+			code = sig
+		}
+		return code
 	}
 	inv := newInvocation(env, &command{name: name})
 	inv.wantJSON = wantsJSON(args[1:])

@@ -70,8 +70,8 @@ func asFailure(ctx context.Context, err error) *failure {
 	if errors.As(err, &f) {
 		return f
 	}
-	if ctx.Err() != nil {
-		return &failure{code: ExitSignal, err: errors.New("interrupted")}
+	if code, err, ok := interrupted(ctx); ok {
+		return &failure{code: code, err: err}
 	}
 	return &failure{code: ExitServer, err: err}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -172,11 +171,17 @@ func elicitDefaults(_ context.Context, p *protocol.ElicitParams) (*protocol.Elic
 // elicitInteractive puts the question to the person at the terminal,
 // field by field.
 func (inv *invocation) elicitInteractive(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
-	in := bufio.NewReader(inv.env.Stdin)
+	// Every read watches ctx: it ends when the server cancels its request
+	// or the session closes (Ctrl-C), and the prompt ends with it.
+	in := inv.openPrompt()
+	defer in.close()
 	inv.eprintf("\nThe server asks (this text is from the server): %s\n", oneLine(p.Message, 300))
 	if p.Mode == "url" {
 		inv.eprintf("It wants you to open: %s\nOpen it yourself if you trust it. Press Enter when done, or type n to decline: ", safe.Sanitize(p.URL))
-		line, _ := in.ReadString('\n')
+		line, err := in.readLine(ctx)
+		if ctx.Err() != nil {
+			return nil, err
+		}
 		if strings.TrimSpace(line) == "n" {
 			return &protocol.ElicitResult{Action: "decline"}, nil
 		}
@@ -205,7 +210,11 @@ func (inv *invocation) elicitInteractive(ctx context.Context, p *protocol.Elicit
 		}
 		for {
 			inv.eprintf("  %s%s: ", safe.Sanitize(label), def)
-			line, err := in.ReadString('\n')
+			line, err := in.readLine(ctx)
+			if ctx.Err() != nil {
+				inv.eprintf("\n")
+				return nil, err
+			}
 			if err != nil && line == "" {
 				return &protocol.ElicitResult{Action: "cancel"}, nil
 			}
@@ -229,7 +238,11 @@ func (inv *invocation) elicitInteractive(ctx context.Context, p *protocol.Elicit
 		}
 	}
 	inv.eprintf("Send these answers? [Y/n/c(ancel)] ")
-	line, _ := in.ReadString('\n')
+	line, err := in.readLine(ctx)
+	if ctx.Err() != nil {
+		inv.eprintf("\n")
+		return nil, err
+	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "n", "no":
 		return &protocol.ElicitResult{Action: "decline"}, nil

@@ -49,11 +49,12 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		return err
 	}
 	m, err := manager.New(manager.Options{Config: cfg, Home: home, Environ: inv.env.Environ(), StartupTimeout: *startup,
-		NeedsLogin: inv.needsLogin(home), HTTPClient: manager.AuthClientFor(home)})
+		NeedsLogin: inv.needsLogin(home), HTTPClient: manager.AuthClientFor(home),
+		ReapOrphans: inv.env.ReapOrphans, Hurry: inv.env.Hurry})
 	if err != nil {
 		return err
 	}
-	defer m.Close()
+	inv.atExit(func() { m.Close() }) // after the output
 	if !noConnect {
 		for _, s := range cfg.Servers {
 			if s.AllowHTTP && s.Enabled && s.Expanded != nil {

@@ -36,7 +36,7 @@ func runRead(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer r.close()
+	inv.atExit(r.close) // after the output
 	t, conn, uri := r.t, r.conn, r.rest[0]
 	res, err := conn.ReadResource(ctx, uri)
 	if err != nil {
@@ -98,7 +98,7 @@ func runPrompt(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer r.close()
+	inv.atExit(r.close) // after the output
 	t, conn, name := r.t, r.conn, r.rest[0]
 	// Refuse a missing required argument before sending anything.
 	prompts, err := conn.ListPrompts(ctx)
@@ -164,7 +164,7 @@ func runComplete(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer r.close()
+	inv.atExit(r.close) // after the output
 	t, conn, rest := r.t, r.conn, r.rest
 	ref := protocol.PromptRef(promptName)
 	if resourceURI != "" {

@@ -88,7 +88,7 @@ func runSnapshot(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer r.close()
+	inv.atExit(r.close) // after the output
 	snap, err := inv.takeSnapshot(ctx, r.t, r.conn)
 	if err != nil {
 		return err

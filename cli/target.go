@@ -197,7 +197,8 @@ func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, 
 		}
 		spec.ProtocolVersion = tf.protocol
 	}
-	opts := &manager.DialOptions{Environ: inv.env.Environ(), Protocol: popts, EraCache: manager.OpenEraCache(inv.authHome(t))}
+	opts := &manager.DialOptions{Environ: inv.env.Environ(), Protocol: popts, EraCache: manager.OpenEraCache(inv.authHome(t)),
+		ReapOrphans: inv.env.ReapOrphans, Hurry: inv.env.Hurry}
 	if tf.verbose {
 		opts.Stderr = inv.stderrRelay(spec.Name)
 	}

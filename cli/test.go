@@ -42,7 +42,7 @@ func runTest(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer r.close()
+	inv.atExit(r.close) // after the output
 	t, conn := r.t, r.conn
 
 	init := conn.Init()

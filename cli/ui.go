@@ -39,6 +39,9 @@ type invocation struct {
 	live *liveWriter
 	// progress is the last progress of a call, for the live line.
 	progress atomic.Value // string
+	// stops run once the output is out: the servers' stop (stop.go).
+	stops []func()
+	promptState
 
 	mu      sync.Mutex
 	secrets []string

@@ -52,6 +52,11 @@ type Spec struct {
 	// 0: the caller's budget); ToolTimeout each tool call (its
 	// toolTimeout; 0: the caller's choice, else Timeout).
 	StartupTimeout, ToolTimeout time.Duration
+	// ShutdownTimeout is each wait of a stdio server's stop: after closing
+	// its stdin, and after SIGTERM (0: 2s each).
+	ShutdownTimeout time.Duration
+	// MaxMessageBytes bounds each message read from the server (0: 256 MiB).
+	MaxMessageBytes int64
 }
 
 // DirRoots returns the roots/list answer that offers dirs.
@@ -93,6 +98,19 @@ type DialOptions struct {
 	// session then skips what it need not detect again) and learns the
 	// era of this connection. A nil EraCache detects every time.
 	EraCache *EraCache
+	// ReapOrphans makes the stop of a stdio server also stop its
+	// descendants that left its process group (a child started with
+	// setsid, a daemon, a child in a process group of its own). On Linux
+	// this makes the whole process a child subreaper, for good: every
+	// orphan below it comes to it, and a stop stops every orphan it finds
+	// that os/exec does not wait for (see transport.Reaper). Off by
+	// default; the mcpwire command sets it. Elsewhere it changes nothing.
+	ReapOrphans bool
+	// Hurry, when closed, cuts the stop of a stdio server short: what is
+	// left of it is killed at once (a second Ctrl-C, say).
+	Hurry <-chan struct{}
+
+	reaper *transport.Reaper // shared by a Manager's servers
 }
 
 // A Conn is a live, initialized session with one server.
@@ -156,11 +174,19 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 	switch spec.Transport {
 	case "stdio":
 		st := &transport.Stdio{
-			Command: spec.Command,
-			Args:    spec.Args,
-			Env:     transport.ChildEnv(opts.Environ, spec.Env),
-			Dir:     spec.Dir,
-			Stderr:  opts.Stderr,
+			Command:   spec.Command,
+			Args:      spec.Args,
+			Env:       transport.ChildEnv(opts.Environ, spec.Env),
+			Dir:       spec.Dir,
+			Stderr:    opts.Stderr,
+			CloseWait: spec.ShutdownTimeout,
+			TermWait:  spec.ShutdownTimeout,
+			Hurry:     opts.Hurry,
+			Reaper:    opts.reaper,
+		}
+		if st.Reaper == nil && opts.ReapOrphans {
+			// Without a subreaper the group alone is stopped, as before.
+			st.Reaper, _ = transport.NewReaper()
 		}
 		conn, err := st.Connect(ctx)
 		if err != nil {
@@ -286,6 +312,7 @@ func SpecFromConfig(s *config.Server) (*Spec, error) {
 		Command: x.Command, Args: x.Args, Env: x.Env, Dir: x.Cwd,
 		URL: x.URL, Header: x.Headers, AllowHTTP: s.AllowHTTP, Timeout: s.Timeout, Roots: x.Roots,
 		StartupTimeout: s.StartupTimeout, ToolTimeout: s.ToolTimeout, ProtocolVersion: s.ProtocolVersion,
+		ShutdownTimeout: s.ShutdownTimeout, MaxMessageBytes: s.MaxMessageBytes,
 	}, nil
 }
 

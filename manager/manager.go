@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // A State is where a server stands.
@@ -122,6 +123,14 @@ type Options struct {
 	SkipApproval bool
 	// Now is the clock of the circuit breaker (default time.Now).
 	Now func() time.Time
+	// ReapOrphans makes the stop of a stdio server also stop its
+	// descendants that left its process group (setsid, daemons). On Linux
+	// it makes this whole process a child subreaper, for good, so it is
+	// off by default: see DialOptions.ReapOrphans.
+	ReapOrphans bool
+	// Hurry, when closed, cuts the stops of Close short: what is left of
+	// each stdio server is killed at once.
+	Hurry <-chan struct{}
 }
 
 // A Manager holds sessions with many servers. Its methods may be called
@@ -135,6 +144,7 @@ type Manager struct {
 	// give up then.
 	ctx    context.Context
 	cancel context.CancelFunc
+	reaper *transport.Reaper // with Options.ReapOrphans, on Linux
 
 	// bg counts the goroutines of the Manager (starts, refreshes,
 	// watches); bgMu guards bgClosed, and is taken last.
@@ -176,6 +186,9 @@ func New(opts Options) (*Manager, error) {
 		opts.ClientName, opts.ClientVersion = "mcpwire", moduleVersion()
 	}
 	m := &Manager{opts: opts, events: newDispatcher(), eras: OpenEraCache(opts.Home)}
+	if opts.ReapOrphans {
+		m.reaper, _ = transport.NewReaper() // without it, groups alone are stopped
+	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	approvals := m.approvals()
 	for _, def := range opts.Config.Servers {
