@@ -28,6 +28,9 @@ const leak = fakeauth.Leak
 // like a user. Run as "mcp serve-demo", it is the demo server of a
 // command line mounted as "agent mcp" (see TestMounted).
 func TestMain(m *testing.M) {
+	if len(os.Args) >= 3 && os.Args[1] == spawnHelperArg {
+		os.Exit(spawnHelper(os.Args[2:])) // see descendants_linux_test.go
+	}
 	if len(os.Args) == 3 && os.Args[1] == "mcp" && os.Args[2] == "serve-demo" {
 		os.Exit(Main(context.Background(), os.Args[2:], OSEnv()))
 	}

@@ -150,7 +150,9 @@ Commands:
 
 const usageTail = `
 Exit codes: 0 ok; 1 the server failed; 2 usage; 3 configuration or approval;
-4 login needed or refused; 5 the tool answered isError. list exits 0 when it ran.
+4 login needed or refused; 5 the tool answered isError; 130, 143, 129 stopped
+by SIGINT, SIGTERM, SIGHUP (a second one cuts the servers' stop short). list
+exits 0 when it ran.
 
 Examples:
   PROG test --demo

@@ -16,6 +16,10 @@ import (
 	"github.com/mcpwire/mcpwire/cli"
 )
 
+// hang bounds the waits of the tests that run mcpwire and watch it, so
+// that a bug fails instead of hanging; it is not a timing assertion.
+const hang = 60 * time.Second
+
 // buildMcpwire returns the path of the real binary, built once for the
 // whole test package (see cli.BuiltBinary).
 func buildMcpwire(t *testing.T) string {
