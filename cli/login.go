@@ -33,6 +33,7 @@ type loginFlags struct {
 	idpTokenEndpoint  string
 	idpClientID       string
 	idpSecretEnv      string
+	jwtAssertionFile  string
 	headers           listFlag
 	force, events     bool
 }
@@ -77,6 +78,7 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	fs.StringVar(&lf.privateKey, "private-key", "", "client credentials: sign a JWT with this PEM `FILE` instead of a secret")
 	fs.StringVar(&lf.signingAlg, "signing-alg", "", "client credentials: ES256 or RS256 (default: from the key)")
 	fs.StringVar(&lf.idTokenFile, "id-token-file", "", "cross-app access: the identity provider's ID token, in this `FILE`")
+	fs.StringVar(&lf.jwtAssertionFile, "jwt-assertion-file", "", "workload identity: log in with the JWT the platform puts in this `FILE` (RFC 7523 jwt-bearer, with --client-id); read again whenever the token expires")
 	fs.StringVar(&lf.idpTokenEndpoint, "idp-token-endpoint", "", "cross-app access: the identity provider's token endpoint")
 	fs.StringVar(&lf.idpClientID, "idp-client-id", "", "cross-app access: the client id at the identity provider")
 	fs.StringVar(&lf.idpSecretEnv, "idp-client-secret-env", "", "cross-app access: read the identity provider client secret from this environment `VAR`")
@@ -114,7 +116,7 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 		return nil
 	}
 	// A usable token is there: say so, and do nothing unless --force.
-	if su, _ := manager.LoadStepUp(opts.Home, name); su == nil && !lf.force && !lf.clientCreds && lf.idTokenFile == "" {
+	if su, _ := manager.LoadStepUp(opts.Home, name); su == nil && !lf.force && !lf.clientCreds && lf.idTokenFile == "" && lf.jwtAssertionFile == "" {
 		inv.addSecrets(manager.TokenSecrets(opts.Home, name)...)
 		store := manager.TokenStore(opts.Home)
 		status, _ := store.Status(name, time.Now())
@@ -278,6 +280,17 @@ func (inv *invocation) loginOptions(arg string, lf *loginFlags) (*manager.LoginO
 			opts.IdPClientSecret = inv.env.Getenv(lf.idpSecretEnv)
 		}
 		inv.addSecrets(opts.IDToken, opts.IdPClientSecret)
+	}
+	if lf.jwtAssertionFile != "" {
+		jwt, err := os.ReadFile(lf.jwtAssertionFile)
+		if err != nil {
+			return nil, usageErr("--jwt-assertion-file: %v", errors.Unwrap(err))
+		}
+		opts.JWTAssertionFile = lf.jwtAssertionFile
+		if !filepath.IsAbs(opts.JWTAssertionFile) {
+			opts.JWTAssertionFile = filepath.Join(inv.env.Dir, opts.JWTAssertionFile)
+		}
+		inv.addSecrets(strings.TrimSpace(string(jwt)))
 	}
 	return opts, nil
 }

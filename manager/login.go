@@ -60,6 +60,11 @@ type LoginOptions struct {
 	IDToken                      string
 	IdPTokenEndpoint             string
 	IdPClientID, IdPClientSecret string
+	// JWTAssertionFile selects workload identity: the RFC 7523
+	// jwt-bearer grant with the JWT in this file (a CI system's OIDC
+	// token), as ClientID. The file is read again whenever the token
+	// expires (platforms rotate it).
+	JWTAssertionFile string
 
 	// OpenURL is given the authorization URL of the browser flow: show it
 	// to the person and open their browser. It carries a one-time state;
@@ -168,7 +173,7 @@ func Login(ctx context.Context, opts LoginOptions) (*LoginResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if challenge == nil && o.ClientID == "" && !opts.ClientCredentials && opts.IDToken == "" {
+	if challenge == nil && o.ClientID == "" && !opts.ClientCredentials && opts.IDToken == "" && opts.JWTAssertionFile == "" {
 		return &LoginResult{Server: spec.Name, NotNeeded: true}, nil
 	}
 
@@ -185,6 +190,10 @@ func Login(ctx context.Context, opts LoginOptions) (*LoginResult, error) {
 			Challenge: challenge, ClientID: o.ClientID, ClientSecret: clientSecret, PrivateKeyPEM: opts.PrivateKeyPEM,
 			SigningAlgorithm: opts.SigningAlgorithm, Scopes: scopes, AuthorizationServer: o.AuthorizationServer,
 			Store: store, ServerName: spec.Name, Logf: opts.Logf})
+	case opts.JWTAssertionFile != "":
+		tok, err = oauth.WorkloadIdentity(ctx, oauth.WorkloadOptions{ServerURL: spec.URL, Client: client, Challenge: challenge,
+			ClientID: o.ClientID, ClientSecret: clientSecret, AssertionFile: opts.JWTAssertionFile, Scopes: scopes,
+			AuthorizationServer: o.AuthorizationServer, Store: store, ServerName: spec.Name, Logf: opts.Logf})
 	case opts.IDToken != "":
 		tok, err = oauth.CrossAppAccess(ctx, oauth.CrossAppOptions{ServerURL: spec.URL, Client: client, Challenge: challenge,
 			ClientID: o.ClientID, ClientSecret: clientSecret, IDToken: opts.IDToken, IdPTokenEndpoint: opts.IdPTokenEndpoint,
@@ -330,6 +339,9 @@ func TokenSecrets(home, name string) []string {
 	var out []string
 	if rec.Token != nil {
 		out = append(out, rec.Token.AccessToken, rec.Token.RefreshToken)
+		if rec.Token.DPoPKey != "" {
+			out = append(out, rec.Token.DPoPKey)
+		}
 	}
 	if rec.Client != nil {
 		out = append(out, rec.Client.ClientSecret)

@@ -30,10 +30,20 @@ func (c Challenge) ErrorCode() string { return c.Param("error") }
 // IsBearer reports whether the scheme is Bearer (case-insensitive).
 func (c Challenge) IsBearer() bool { return strings.EqualFold(c.Scheme, "Bearer") }
 
-// Bearer returns the first Bearer challenge of cs.
+// IsDPoP reports whether the scheme is DPoP (RFC 9449 section 7.1).
+func (c Challenge) IsDPoP() bool { return strings.EqualFold(c.Scheme, "DPoP") }
+
+// Bearer returns the first Bearer challenge of cs, else the first DPoP one
+// (a server that binds tokens to DPoP keys challenges with that scheme,
+// with the same parameters).
 func Bearer(cs []Challenge) (Challenge, bool) {
 	for _, c := range cs {
 		if c.IsBearer() {
+			return c, true
+		}
+	}
+	for _, c := range cs {
+		if c.IsDPoP() {
 			return c, true
 		}
 	}

@@ -86,6 +86,9 @@ func ClientCredentials(ctx context.Context, opts ClientCredentialsOptions) (*Tok
 		form.Set("scope", joinScopes(scopes))
 	}
 	log.printf("requesting a token with client_credentials at %s", safe.RedactURL(md.TokenEndpoint))
+	if auth, err = s.withDPoP(auth, log); err != nil {
+		return nil, fmt.Errorf("client credentials: %w", err)
+	}
 	tok, _, err := postToken(ctx, client, md.TokenEndpoint, form, auth, now)
 	if err != nil {
 		return nil, fmt.Errorf("client credentials: %w", err)

@@ -44,6 +44,7 @@ type AuthServerMetadata struct {
 	CodeChallengeMethodsSupported              []string `json:"code_challenge_methods_supported,omitempty"`
 	AuthorizationResponseIssParameterSupported bool     `json:"authorization_response_iss_parameter_supported,omitempty"`
 	ClientIDMetadataDocumentSupported          bool     `json:"client_id_metadata_document_supported,omitempty"`
+	DPoPSigningAlgValuesSupported              []string `json:"dpop_signing_alg_values_supported,omitempty"`
 
 	// legacyDefaults marks the 2025-03-26 default endpoints (no metadata).
 	legacyDefaults bool
@@ -182,7 +183,7 @@ func DiscoverResource(ctx context.Context, client *http.Client, serverURL string
 	}
 	var candidates []string
 	for _, c := range challenges {
-		if rm := c.ResourceMetadata(); rm != "" && c.IsBearer() {
+		if rm := c.ResourceMetadata(); rm != "" && (c.IsBearer() || c.IsDPoP()) {
 			if checkURLShape(rm, false) == nil {
 				candidates = append(candidates, rm)
 			}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
@@ -80,7 +83,11 @@ func CrossAppAccess(ctx context.Context, opts CrossAppOptions) (*Token, error) {
 	}
 	reg := &ClientRegistration{ClientID: opts.ClientID, ClientSecret: opts.ClientSecret, AuthMethod: "client_secret_basic", Issuer: s.issuer, Kind: KindPreRegistered, RegisteredAt: now.UTC()}
 	log.printf("redeeming the grant at %s", safe.RedactURL(md.TokenEndpoint))
-	tok, err := JWTBearerGrant(ctx, client, md.TokenEndpoint, reg, jag, s.resource, scopes, now)
+	auth, err := s.withDPoP(reg.auth(), log)
+	if err != nil {
+		return nil, fmt.Errorf("cross-app access: %w", err)
+	}
+	tok, err := jwtBearer(ctx, client, md.TokenEndpoint, auth, jag, s.resource, scopes, now)
 	if err != nil {
 		return nil, fmt.Errorf("cross-app access: %w", err)
 	}
@@ -121,6 +128,11 @@ func ExchangeIDToken(ctx context.Context, client *http.Client, endpoint, clientI
 // JWTBearerGrant redeems assertion with the RFC 7523 jwt-bearer grant at
 // endpoint, authenticating as reg.
 func JWTBearerGrant(ctx context.Context, client *http.Client, endpoint string, reg *ClientRegistration, assertion, resource string, scopes []string, now time.Time) (*Token, error) {
+	return jwtBearer(ctx, client, endpoint, reg.auth(), assertion, resource, scopes, now)
+}
+
+// jwtBearer is JWTBearerGrant authenticating with auth.
+func jwtBearer(ctx context.Context, client *http.Client, endpoint string, auth clientAuth, assertion, resource string, scopes []string, now time.Time) (*Token, error) {
 	form := url.Values{}
 	form.Set("grant_type", GrantJWTBearer)
 	form.Set("assertion", assertion)
@@ -130,7 +142,7 @@ func JWTBearerGrant(ctx context.Context, client *http.Client, endpoint string, r
 	if len(scopes) > 0 {
 		form.Set("scope", joinScopes(scopes))
 	}
-	tok, _, err := postToken(ctx, noRedirectClient(client), endpoint, form, reg.auth(), now)
+	tok, _, err := postToken(ctx, noRedirectClient(client), endpoint, form, auth, now)
 	if err != nil {
 		return nil, fmt.Errorf("jwt-bearer grant: %w", err)
 	}
@@ -138,4 +150,102 @@ func JWTBearerGrant(ctx context.Context, client *http.Client, endpoint string, r
 		return nil, fmt.Errorf("jwt-bearer grant: %w", err)
 	}
 	return tok, nil
+}
+
+// WorkloadOptions configures [WorkloadIdentity].
+type WorkloadOptions struct {
+	ServerURL string
+	Client    *http.Client
+	Challenge []string
+	// ClientID names the workload's client at the authorization server;
+	// ClientSecret, when set, authenticates it (HTTP Basic), else the
+	// client_id goes in the body (auth method none).
+	ClientID, ClientSecret string
+	// AssertionFile is where the platform puts the workload's JWT (a CI
+	// system's OIDC token, a pod's projected service account token). It
+	// is read now, and again, by the token source, whenever the access
+	// token has expired: platforms rotate the file.
+	AssertionFile       string
+	Scopes              []string
+	AuthorizationServer string
+	Store               *Store
+	ServerName          string
+	Logf                func(format string, args ...any)
+	Now                 func() time.Time
+}
+
+// WorkloadIdentity logs a workload in with the JWT its platform gives it
+// (workload identity federation, SEP-1933): discovery, then the RFC 7523
+// jwt-bearer grant with the JWT as the assertion. An error of the
+// authorization server (invalid_grant, invalid_scope,
+// unauthorized_client…) is returned as it is: no retry, no other grant.
+func WorkloadIdentity(ctx context.Context, opts WorkloadOptions) (*Token, error) {
+	ctx = withServerURL(ctx, opts.ServerURL)
+	log := &logger{opts.Logf}
+	now := time.Now()
+	if opts.Now != nil {
+		now = opts.Now()
+	}
+	if opts.ClientID == "" {
+		return nil, fmt.Errorf("workload identity: %w", ErrNoClientID)
+	}
+	assertion, err := readAssertion(opts.AssertionFile)
+	if err != nil {
+		return nil, fmt.Errorf("workload identity: %w", err)
+	}
+	client := noRedirectClient(opts.Client)
+	s, chs, err := discoverTokenEndpoint(ctx, client, opts.ServerURL, opts.Challenge, opts.AuthorizationServer, log)
+	if err != nil {
+		return nil, fmt.Errorf("workload identity: %w", err)
+	}
+	md := s.md
+	scopes := UnionScopes(nil, deleteScope(selectScopes(opts.Scopes, chs, s.prm, md), "offline_access"))
+	reg := &ClientRegistration{ClientID: opts.ClientID, AuthMethod: "none", Issuer: s.issuer, Kind: KindPreRegistered, RegisteredAt: now.UTC()}
+	if opts.ClientSecret != "" {
+		reg.ClientSecret, reg.AuthMethod = opts.ClientSecret, "client_secret_basic"
+	}
+	auth, err := s.withDPoP(reg.auth(), log)
+	if err != nil {
+		return nil, fmt.Errorf("workload identity: %w", err)
+	}
+	log.printf("redeeming the workload's JWT at %s", safe.RedactURL(md.TokenEndpoint))
+	tok, err := jwtBearer(ctx, client, md.TokenEndpoint, auth, assertion, s.resource, scopes, now)
+	if err != nil {
+		return nil, fmt.Errorf("workload identity: %w", err)
+	}
+	if opts.Store != nil {
+		rec := &Record{Resource: s.resource, Issuer: s.issuer, TokenEndpoint: md.TokenEndpoint, RevocationEndpoint: md.RevocationEndpoint,
+			Client: reg, Token: tok, Scopes: scopes, Grant: "jwt-bearer", AssertionFile: opts.AssertionFile, UpdatedAt: now.UTC()}
+		if err := opts.Store.Save(opts.ServerName, rec); err != nil {
+			return tok, fmt.Errorf("workload identity: %w", err)
+		}
+	}
+	return tok, nil
+}
+
+// maxAssertion bounds an assertion file.
+const maxAssertion = 64 << 10
+
+// readAssertion reads a JWT from path (white space around it is dropped).
+func readAssertion(path string) (string, error) {
+	if path == "" {
+		return "", errors.New("no assertion file")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("reading the assertion: %v", errors.Unwrap(err))
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxAssertion+1))
+	if err != nil {
+		return "", fmt.Errorf("reading the assertion %s: %v", path, err)
+	}
+	if len(b) > maxAssertion {
+		return "", fmt.Errorf("the assertion file %s is more than %d bytes", path, maxAssertion)
+	}
+	a := strings.TrimSpace(string(b))
+	if strings.Count(a, ".") != 2 || strings.ContainsAny(a, " \t\r\n") {
+		return "", fmt.Errorf("the assertion file %s does not hold a JWT", path)
+	}
+	return a, nil
 }

@@ -266,7 +266,11 @@ func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 	form.Set("code_verifier", verifier)
 	form.Set("resource", s.resource)
 	now := opts.now()
-	tok, _, err := postToken(ctx, client, md.TokenEndpoint, form, reg.auth(), now)
+	auth, err := s.withDPoP(reg.auth(), log)
+	if err != nil {
+		return nil, fmt.Errorf("login: %w", err)
+	}
+	tok, _, err := postToken(ctx, client, md.TokenEndpoint, form, auth, now)
 	if err != nil {
 		return nil, fmt.Errorf("login: %w", err)
 	}
@@ -300,7 +304,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 }
 
 func checkBearer(tok *Token) error {
-	if tok.TokenType != "" && !strings.EqualFold(tok.TokenType, "bearer") {
+	if tok.TokenType != "" && !strings.EqualFold(tok.TokenType, "bearer") && !tok.IsDPoP() {
 		return fmt.Errorf("unsupported token type %q", clip(safe.Sanitize(tok.TokenType), 40))
 	}
 	return nil

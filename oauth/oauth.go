@@ -33,6 +33,9 @@ type Token struct {
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
 	Scope        string    `json:"scope,omitempty"` // granted scope, space separated
+	// DPoPKey is the private key (PKCS#8 PEM) a DPoP token is bound to
+	// (TokenType "DPoP"); a secret like the token itself.
+	DPoPKey string `json:"dpop_key,omitempty"`
 }
 
 // Valid reports whether t has an access token that does not expire within
@@ -180,7 +183,8 @@ type clientAuth struct {
 	method    string // client_secret_basic, client_secret_post, none, private_key_jwt
 	id        string
 	secret    string
-	assertion string // for private_key_jwt
+	assertion string   // for private_key_jwt
+	dpop      *dpopKey // proves possession of this key (RFC 9449) when set
 }
 
 // apply adds the client authentication to form and req.
@@ -214,23 +218,51 @@ type tokenResponse struct {
 	IssuedTokenType string          `json:"issued_token_type"`
 }
 
-// postToken posts form to a token endpoint and decodes the answer.
+// postToken posts form to a token endpoint and decodes the answer. With
+// auth.dpop it proves possession of the key (a DPoP header), sends the
+// request again once when the server asks for a nonce, and marks the token
+// with the key when the server bound it.
 func postToken(ctx context.Context, c *http.Client, endpoint string, form url.Values, auth clientAuth, now time.Time) (*Token, *tokenResponse, error) {
-	// Build the body after auth has had its say.
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, nil)
-	if err != nil {
-		return nil, nil, fmt.Errorf("token request to %s: %v", safe.RedactURL(endpoint), err)
-	}
-	auth.apply(req, form)
-	body := form.Encode()
-	req.Body = io.NopCloser(strings.NewReader(body))
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(body)), nil }
-	req.ContentLength = int64(len(body))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	resp, err := do(c, req)
-	if err != nil {
-		return nil, nil, fmt.Errorf("token request: %w", err)
+	var nonce string
+	var resp *http.Response
+	for try := 0; ; try++ {
+		// Build the body after auth has had its say.
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("token request to %s: %v", safe.RedactURL(endpoint), err)
+		}
+		auth.apply(req, form)
+		body := form.Encode()
+		req.Body = io.NopCloser(strings.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(body)), nil }
+		req.ContentLength = int64(len(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Accept", "application/json")
+		if auth.dpop != nil {
+			proof, err := auth.dpop.proof(http.MethodPost, endpoint, "", nonce, now)
+			if err != nil {
+				return nil, nil, fmt.Errorf("token request: %w", err)
+			}
+			req.Header.Set("DPoP", proof)
+		}
+		resp, err = do(c, req)
+		if err != nil {
+			return nil, nil, fmt.Errorf("token request: %w", err)
+		}
+		// RFC 9449 section 8: use_dpop_nonce, with the nonce to use.
+		if n := resp.Header.Get("DPoP-Nonce"); auth.dpop != nil && try == 0 && resp.StatusCode == http.StatusBadRequest && n != "" {
+			data, _ := readBody(resp, maxMetadataBody)
+			var te struct {
+				Error string `json:"error"`
+			}
+			if json.Unmarshal(data, &te) == nil && te.Error == "use_dpop_nonce" {
+				drain(resp)
+				nonce = n
+				continue
+			}
+			resp.Body = io.NopCloser(strings.NewReader(string(data)))
+		}
+		break
 	}
 	defer drain(resp)
 	if resp.StatusCode != http.StatusOK {
@@ -250,6 +282,9 @@ func postToken(ctx context.Context, c *http.Client, endpoint string, form url.Va
 		return nil, nil, fmt.Errorf("token request to %s: response has no access_token", safe.RedactURL(endpoint))
 	}
 	tok := &Token{AccessToken: tr.AccessToken, TokenType: tr.TokenType, RefreshToken: tr.RefreshToken, Scope: tr.Scope}
+	if auth.dpop != nil && strings.EqualFold(tr.TokenType, "DPoP") {
+		tok.DPoPKey = auth.dpop.pem()
+	}
 	if n, ok := parseExpiresIn(tr.ExpiresIn); ok && n > 0 {
 		tok.Expiry = now.Add(time.Duration(n) * time.Second)
 	}

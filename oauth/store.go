@@ -24,7 +24,10 @@ type Record struct {
 	Token              *Token              `json:"token,omitempty"`
 	Scopes             []string            `json:"scopes,omitempty"` // scopes requested
 	Grant              string              `json:"grant,omitempty"`  // authorization_code, client_credentials, jwt-bearer
-	UpdatedAt          time.Time           `json:"updated_at,omitzero"`
+	// AssertionFile is the workload's JWT file of a jwt-bearer login
+	// (WorkloadIdentity): read again to get a new token when it expires.
+	AssertionFile string    `json:"assertion_file,omitempty"`
+	UpdatedAt     time.Time `json:"updated_at,omitzero"`
 }
 
 // Status is the authentication state of a server, as `mcpwire list` shows it.

@@ -25,10 +25,19 @@ import (
 // means ([AuthError] says it for MCP). An error means no answer: the
 // request failed, or the token could not be had or refreshed for a reason
 // other than a needed login (the token endpoint did not answer, say).
+//
+// A token bound to a DPoP key (RFC 9449) goes out as "Authorization: DPoP"
+// with a fresh proof per request; a server's DPoP-Nonce is used in the
+// next proofs, and a 401 use_dpop_nonce sends the request again once with
+// it.
 type Transport struct {
 	Base     http.RoundTripper // nil = http.DefaultTransport
 	Source   TokenSource
 	Resource string // the resource the tokens are for (RFC 8707)
+
+	mu     sync.Mutex
+	nonces map[string]string   // the last DPoP-Nonce, by origin
+	keys   map[string]*dpopKey // parsed DPoP keys, by their PEM
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
@@ -105,13 +114,80 @@ func closeBody(req *http.Request) {
 	}
 }
 
-// send clones req, sets the bearer token (if any) and sends it.
+// send clones req, sets the token (if any) and sends it.
 func (t *Transport) send(req *http.Request, tok *Token) (*http.Response, error) {
+	if tok.IsDPoP() {
+		return t.sendDPoP(req, tok)
+	}
 	r := req.Clone(req.Context())
 	if tok != nil {
 		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 	}
 	return t.base().RoundTrip(r)
+}
+
+// sendDPoP sends req with a DPoP-bound token and a fresh proof; a 401
+// use_dpop_nonce is answered by sending it again, once, with the nonce.
+func (t *Transport) sendDPoP(req *http.Request, tok *Token) (*http.Response, error) {
+	key, err := t.dpopKey(tok.DPoPKey)
+	if err != nil {
+		closeBody(req)
+		return nil, err
+	}
+	origin := req.URL.Scheme + "://" + req.URL.Host
+	for try := 0; ; try++ {
+		r := req
+		if try > 0 {
+			if r, err = rewind(req); err != nil {
+				return nil, err
+			}
+		}
+		r = r.Clone(r.Context())
+		t.mu.Lock()
+		nonce := t.nonces[origin]
+		t.mu.Unlock()
+		proof, err := key.proof(r.Method, r.URL.String(), tok.AccessToken, nonce, time.Now())
+		if err != nil {
+			closeBody(r)
+			return nil, err
+		}
+		r.Header.Set("Authorization", "DPoP "+tok.AccessToken)
+		r.Header.Set("DPoP", proof)
+		resp, err := t.base().RoundTrip(r)
+		if err != nil {
+			return nil, err
+		}
+		if n := resp.Header.Get("DPoP-Nonce"); n != "" {
+			t.mu.Lock()
+			if t.nonces == nil {
+				t.nonces = map[string]string{}
+			}
+			t.nonces[origin] = n
+			t.mu.Unlock()
+		}
+		if try > 0 || resp.StatusCode != http.StatusUnauthorized || dpopNonceAsked(resp) == "" || (req.Body != nil && req.Body != http.NoBody && req.GetBody == nil) {
+			return resp, nil
+		}
+		drain(resp)
+	}
+}
+
+// dpopKey parses (once) the DPoP key of a token.
+func (t *Transport) dpopKey(pemText string) (*dpopKey, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if k := t.keys[pemText]; k != nil {
+		return k, nil
+	}
+	k, err := parseDPoPKey(pemText)
+	if err != nil {
+		return nil, &LoginRequiredError{Reason: "the token file's DPoP key is unreadable", Err: err}
+	}
+	if t.keys == nil {
+		t.keys = map[string]*dpopKey{}
+	}
+	t.keys[pemText] = k
+	return k, nil
 }
 
 func rewind(req *http.Request) (*http.Request, error) {
@@ -207,6 +283,9 @@ func (s *StoreSource) Refresh(ctx context.Context, stale *Token) (*Token, error)
 func (s *StoreSource) refreshLocked(ctx context.Context) (*Token, error) {
 	rec := s.rec
 	ctx = withServerURL(ctx, rec.Resource)
+	if rec.Token.RefreshToken == "" && rec.Grant == "jwt-bearer" && rec.AssertionFile != "" && rec.Client != nil && rec.TokenEndpoint != "" {
+		return s.remintLocked(ctx)
+	}
 	if rec.Token.RefreshToken == "" {
 		return nil, &LoginRequiredError{Reason: "the token expired and there is no refresh token"}
 	}
@@ -220,7 +299,16 @@ func (s *StoreSource) refreshLocked(ctx context.Context) (*Token, error) {
 		form.Set("resource", rec.Resource)
 	}
 	now := s.now()
-	tok, _, err := postToken(ctx, noRedirectClient(s.Client), rec.TokenEndpoint, form, rec.Client.auth(), now)
+	auth := rec.Client.auth()
+	if rec.Token.DPoPKey != "" {
+		// The refreshed token is bound to the same key.
+		key, err := parseDPoPKey(rec.Token.DPoPKey)
+		if err != nil {
+			return nil, &LoginRequiredError{Reason: "the token file's DPoP key is unreadable", Err: err}
+		}
+		auth.dpop = key
+	}
+	tok, _, err := postToken(ctx, noRedirectClient(s.Client), rec.TokenEndpoint, form, auth, now)
 	if err != nil {
 		var te *TokenError
 		if errors.As(err, &te) && (te.Code == "invalid_grant" || te.Code == "invalid_client" || te.Code == "unauthorized_client") {
@@ -244,6 +332,42 @@ func (s *StoreSource) refreshLocked(ctx context.Context) (*Token, error) {
 	if s.Store != nil {
 		if err := s.Store.Save(s.ServerName, &nr); err != nil {
 			return nil, fmt.Errorf("refreshing token: %w", err)
+		}
+	}
+	t := *tok
+	return &t, nil
+}
+
+// remintLocked gets a new token for a workload login: the jwt-bearer grant
+// again, with the assertion file as it is now (platforms rotate it).
+func (s *StoreSource) remintLocked(ctx context.Context) (*Token, error) {
+	rec := s.rec
+	assertion, err := readAssertion(rec.AssertionFile)
+	if err != nil {
+		return nil, &LoginRequiredError{Reason: "the token expired and the workload's JWT cannot be read", Err: err}
+	}
+	auth := rec.Client.auth()
+	if rec.Token.DPoPKey != "" {
+		if auth.dpop, err = parseDPoPKey(rec.Token.DPoPKey); err != nil {
+			return nil, &LoginRequiredError{Reason: "the token file's DPoP key is unreadable", Err: err}
+		}
+	}
+	now := s.now()
+	tok, err := jwtBearer(ctx, noRedirectClient(s.Client), rec.TokenEndpoint, auth, assertion, rec.Resource, rec.Scopes, now)
+	if err != nil {
+		var te *TokenError
+		if errors.As(err, &te) {
+			return nil, &LoginRequiredError{Reason: "the workload's JWT was rejected", Err: te}
+		}
+		return nil, fmt.Errorf("getting a new token: %w", err)
+	}
+	nr := *rec
+	nr.Token = tok
+	nr.UpdatedAt = now.UTC()
+	s.rec = &nr
+	if s.Store != nil {
+		if err := s.Store.Save(s.ServerName, &nr); err != nil {
+			return nil, fmt.Errorf("getting a new token: %w", err)
 		}
 	}
 	t := *tok

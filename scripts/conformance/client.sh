@@ -51,6 +51,16 @@ run() {
 	return "$rc"
 }
 
+# ctx reads a member of the scenario's context (MCP_CONFORMANCE_CONTEXT,
+# JSON), "" when absent; ctxjson evaluates a JavaScript expression of it
+# (c is the context).
+ctx() {
+	node -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); const v = c[process.argv[1]]; process.stdout.write(v == null ? "" : String(v));' "$1"
+}
+ctxjson() {
+	node -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); process.stdout.write(String(eval(process.argv[1])));' "$1"
+}
+
 case "$scenario" in
 initialize)
 	# Connect, initialize, list the tools; the report as JSON.
@@ -67,13 +77,58 @@ elicitation-sep1034-client-defaults)
 sse-retry)
 	run call "$url" test_reconnection
 	;;
+request-metadata | json-schema-ref-no-deref)
+	# Connect and list what the server offers (the suite checks the
+	# metadata of every request, and that no $ref is fetched).
+	run test "$url" --json >/dev/null
+	;;
+sep-2322-client-request-state)
+	# Tools that ask the client for input (multi round-trip requests):
+	# answer with the form's defaults, as a CI job without a person would.
+	for tool in test_mrtr_echo_state test_mrtr_no_state test_mrtr_unrelated test_mrtr_no_result_type; do
+		run call "$url" "$tool" --elicit=defaults >/dev/null
+	done
+	;;
+http-standard-headers)
+	# Every kind of request that carries a name: list, call, read, get.
+	run test "$url" --json >/dev/null
+	run call "$url" test_headers >/dev/null
+	run call "$url" my-hyphenated-tool >/dev/null
+	run read "$url" 'file:///path/to/file%20name.txt' >/dev/null
+	run read "$url" 'https://example.com/resource?id=123' >/dev/null
+	run prompt "$url" test_prompt >/dev/null
+	;;
+http-custom-headers)
+	# The calls the scenario's context asks for, with their arguments.
+	n=$(ctxjson 'c.toolCalls.length')
+	for ((i = 0; i < n; i++)); do
+		run call "$url" "$(ctxjson "c.toolCalls[$i].name")" "$(ctxjson "JSON.stringify(c.toolCalls[$i].arguments)")" >/dev/null
+	done
+	;;
+http-invalid-tool-headers)
+	# List the tools (those with invalid x-mcp-header annotations are left
+	# out, with a warning), call the valid one; a call of an invalid one
+	# is refused by mcpwire itself.
+	run test "$url" >/dev/null
+	run call "$url" valid_tool region=us-west1 >/dev/null
+	if run call "$url" invalid_number_header score=1 >/dev/null; then
+		echo "client.sh: mcpwire called a tool whose x-mcp-header is invalid" >&2
+		exit 1
+	fi
+	;;
+json-schema-2020-12-preservation)
+	# Send a tool's inputSchema, as listed, back to the echo tool.
+	schema=$(run test "$url" --json | node -e '
+let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+  const t = JSON.parse(s).tools.find((t) => t.name === "json_schema_2020_12_tool");
+  process.stdout.write(JSON.stringify({ schema: t.inputSchema }));
+});')
+	run call "$url" json_schema_echo "$schema" >/dev/null
+	;;
 auth/*)
 	# What a user (or a CI job) does: add the server, log in, use it.
 	# The scenario's context (MCP_CONFORMANCE_CONTEXT, JSON) holds the
 	# credentials a user would have been given; read it without mcpwire.
-	ctx() {
-		node -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); const v = c[process.argv[1]]; process.stdout.write(v == null ? "" : String(v));' "$1"
-	}
 	run add srv --url "$url" >&2
 	# The client ID Metadata Document URL a deployment would publish;
 	# mcpwire uses it only where the authorization server supports it.
@@ -97,13 +152,20 @@ auth/*)
 			login+=(--private-key "$home/client-key.pem" --signing-alg "$(ctx signing_algorithm)")
 		fi
 		;;
-	auth/cross-app-access-*)
+	auth/wif-*)
+		# Workload identity: the JWT a CI platform hands the job.
+		(umask 077 && ctx valid_jwt >"$home/workload.jwt")
+		login+=(--jwt-assertion-file "$home/workload.jwt")
+		;;
+	auth/cross-app-access-* | auth/enterprise-managed-authorization)
 		(umask 077 && ctx idp_id_token >"$home/id-token")
 		login+=(--id-token-file "$home/id-token" --idp-token-endpoint "$(ctx idp_token_endpoint)" --idp-client-id "$(ctx idp_client_id)")
 		;;
 	esac
-	# A server may ask for more scope (403 insufficient_scope: exit 4);
-	# log in again then, as the hint says, at most 3 logins in all.
+	# A server may ask for more scope (403 insufficient_scope: exit 4), or
+	# refuse the token it accepted before (401: its authorization server
+	# changed); log in again then, at most 3 logins in all. --force: the
+	# saved token looks fine to mcpwire, the server said otherwise.
 	for attempt in 1 2 3; do
 		BROWSER="$root/scripts/conformance/browser.sh" run "${login[@]}"
 		rc=0
@@ -112,6 +174,7 @@ auth/*)
 			exit $rc
 		fi
 		echo "client.sh: login needed again (attempt $attempt)" >&2
+		[[ " ${login[*]} " == *" --force "* ]] || login+=(--force)
 	done
 	exit 4
 	;;

