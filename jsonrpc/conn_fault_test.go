@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 )
 
 // hang bounds the waits of these tests, so that a bug fails instead of
@@ -35,7 +37,7 @@ func (s *deadlineStream) Write(ctx context.Context, msg Message) error {
 // writes.
 type peerEnd struct {
 	conn net.Conn
-	r    *LineReader
+	r    *jsonscan.LineReader
 }
 
 func newPeerEnd(t *testing.T, opts *ConnOptions) (*Conn, *peerEnd) {
@@ -50,7 +52,7 @@ func newPeerEndWriting(t *testing.T, opts *ConnOptions, writing chan struct{}) (
 		c2.Close()
 		conn.Close()
 	})
-	return conn, &peerEnd{conn: c2, r: NewLineReader(c2)}
+	return conn, &peerEnd{conn: c2, r: jsonscan.NewLineReader(c2)}
 }
 
 // next reads the next message the Conn wrote.
@@ -213,7 +215,7 @@ func TestCancelRequestAfterItsRequest(t *testing.T) {
 // decoded: each call fails at once with an *AnswerError, and the peer gets
 // no reply to the answer.
 func TestUndecodableAnswerFailsItsCall(t *testing.T) {
-	deep := strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)
+	deep := strings.Repeat("[", jsonscan.MaxDepth+1) + strings.Repeat("]", jsonscan.MaxDepth+1)
 	tests := []struct {
 		name, answer, reason string
 	}{

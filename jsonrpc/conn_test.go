@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 )
 
 // pipePair returns two Conns joined by a net.Pipe, closed at the end.
@@ -269,7 +271,7 @@ func TestWaitTakesAnAnswerAlreadyIn(t *testing.T) {
 		OnCancel: func(id ID, _ error) { cancelled <- id },
 	})
 	defer client.Close()
-	peer := NewLineReader(c2)
+	peer := jsonscan.NewLineReader(c2)
 	defer c2.Close()
 
 	p, errc := (*Pending)(nil), make(chan error, 1)

@@ -19,10 +19,11 @@
 // string), and a message that breaks the rules is answered with the
 // error the specification names, or skipped, never fatal. Batches are
 // accepted on receive and never sent. [DecodeMessage] checks a message and
-// takes its envelope apart in one pass; a [Cursor] then reads a result's
-// members without a second decode. [LineReader] reads newline-delimited
-// messages and copies a long line once.
+// takes its envelope apart in one pass, noting where the large values
+// are; [Response.Cursor] then reads a result's members without a second
+// decode. The JSON toolkit this rests on (the one-pass validator, the
+// Cursor, unquoting, the line reader) is the sub-package jsonscan.
 //
-// The package knows nothing of MCP and imports nothing of mcpwire but the
-// shared safety package.
+// The package knows nothing of MCP and imports nothing of mcpwire but
+// jsonscan and the shared safety package.
 package jsonrpc

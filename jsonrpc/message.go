@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
+
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 )
 
 // MaxIDLen is the longest ID, in bytes of its JSON form, that is accepted.
@@ -105,13 +106,13 @@ type Response struct {
 
 	// index lists Result's large values, when the Response was decoded:
 	// see Cursor.
-	index index
+	index jsonscan.Index
 }
 
 // Cursor returns a Cursor at the start of the result. For a decoded
 // response it skips the result's large values without scanning them, from
 // what DecodeMessage learned while checking the JSON.
-func (r *Response) Cursor() *Cursor { return &Cursor{data: r.Result, index: r.index} }
+func (r *Response) Cursor() *jsonscan.Cursor { return jsonscan.NewIndexedCursor(r.Result, r.index) }
 
 func (*Request) isMessage()  {}
 func (*Response) isMessage() {}
@@ -265,58 +266,47 @@ func (e *DecodeError) Error() string { return "jsonrpc: " + e.Reason }
 // message's bytes are looked at once here; input that is not valid JSON
 // is refused as a whole (CodeParseError) before any message in it is
 // judged.
-func DecodeMessage(data []byte) ([]Message, error) { return decodeMessage(data, indexMin) }
+func DecodeMessage(data []byte) ([]Message, error) { return decodeMessage(data, jsonscan.IndexMin) }
 
 // decodeMessage is DecodeMessage, indexing the values of minSize bytes or
 // more.
 func decodeMessage(data []byte, minSize int) ([]Message, error) {
-	v := validator{data: data, indexMin: minSize}
-	switch {
-	case len(data) > math.MaxInt32:
-		v.indexMin = 0 // positions would not fit a span
-	case len(data) < 8*minSize:
-		v.indexMin = 0 // as quick to scan again
-	default:
-		// Room for a value in 128 bytes (a list of small objects); one
-		// large value (a long text) needs one span.
-		v.index = make([]span, 0, min(len(data)/128, 1024))
-	}
-	v.space()
+	s := jsonscan.NewScanner(data, minSize)
+	s.SkipSpace()
 	var envs []envelope
 	var one [1]envelope
-	batch := v.i < len(data) && data[v.i] == '['
+	batch := s.Peek() == '['
 	if batch {
-		v.i++
-		v.space()
-		if v.i < len(data) && data[v.i] == ']' {
-			v.i++
+		s.Advance()
+		s.SkipSpace()
+		if s.Peek() == ']' {
+			s.Advance()
 		} else {
 			for {
-				v.space()
+				s.SkipSpace()
 				envs = append(envs, envelope{})
-				if !v.envelope(1, &envs[len(envs)-1]) {
-					return nil, v.notJSON(false)
+				if !envs[len(envs)-1].scan(s, 1) {
+					return nil, notJSON(s, data, false)
 				}
-				v.space()
-				if v.i < len(data) && data[v.i] == ']' {
-					v.i++
+				s.SkipSpace()
+				if c := s.Peek(); c == ']' {
+					s.Advance()
 					break
+				} else if c != ',' {
+					return nil, notJSON(s, data, false)
 				}
-				if v.i >= len(data) || data[v.i] != ',' {
-					return nil, v.notJSON(false)
-				}
-				v.i++
+				s.Advance()
 			}
 		}
 	} else {
 		envs = one[:]
-		if !v.envelope(0, &envs[0]) {
-			return nil, v.notJSON(true)
+		if !envs[0].scan(s, 0) {
+			return nil, notJSON(s, data, true)
 		}
 	}
-	v.space()
-	if v.i != len(data) {
-		return nil, v.notJSON(!batch)
+	s.SkipSpace()
+	if s.Pos() != len(data) {
+		return nil, notJSON(s, data, !batch)
 	}
 	if batch && len(envs) == 0 {
 		return nil, &DecodeError{Code: CodeInvalidRequest, Reason: "empty batch"}
@@ -335,13 +325,13 @@ func decodeMessage(data []byte, minSize int) ([]Message, error) {
 // notJSON is the error of input that is not valid JSON. When it is one
 // message (not a batch) that looks like an answer with a usable id, the
 // error says so, so that the call it answers fails at once.
-func (v *validator) notJSON(single bool) error {
+func notJSON(s *jsonscan.Scanner, data []byte, single bool) error {
 	e := &DecodeError{Code: CodeParseError, Reason: "not valid JSON"}
-	if v.tooDeep {
-		e.Reason = fmt.Sprintf("not valid JSON: nested more than %d deep", maxDepth)
+	if s.TooDeep() {
+		e.Reason = fmt.Sprintf("not valid JSON: nested more than %d deep", jsonscan.MaxDepth)
 	}
 	if single {
-		e.ID, e.Response = answerID(v.data)
+		e.ID, e.Response = answerID(data)
 	}
 	return e
 }
@@ -351,125 +341,65 @@ func (v *validator) notJSON(single bool) error {
 // method. Nested values are skipped without looking into them (no depth
 // limit), so an answer nested too deeply still names its call.
 func answerID(data []byte) (ID, bool) {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return ID{}, false
-	}
 	var id ID
-	hasID, answer := false, false
-	for i++; ; {
-		i = skipSpace(data, i)
-		if i >= len(data) || data[i] != '"' {
-			break
-		}
-		ks := i
-		i = skipString(data, i)
-		if i > len(data) || data[i-1] != '"' {
-			break
-		}
-		key := data[ks+1 : i-1]
-		i = skipSpace(data, i)
-		if i >= len(data) || data[i] != ':' {
-			break
-		}
-		i = skipSpace(data, i+1)
-		if i >= len(data) {
-			break
-		}
-		vs := i
-		i = skipValue(data, i)
+	hasID, answer, method, badID := false, false, false, false
+	jsonscan.Members(data, func(key, val []byte) bool {
 		switch string(key) {
 		case "method":
-			return ID{}, false
+			method = true
+			return false
 		case "id":
-			if i > len(data) || !validJSON(data[vs:i]) {
-				return ID{}, false
+			if !jsonscan.Valid(val) {
+				badID = true
+				return false
 			}
-			parsed, err := parseID(data[vs:i])
+			parsed, err := parseID(val)
 			if err != nil || !parsed.IsValid() {
-				return ID{}, false
+				badID = true
+				return false
 			}
 			id, hasID = parsed, true
 		case "result", "error":
 			answer = true
 		}
-		i = skipSpace(data, i)
-		if i >= len(data) || data[i] != ',' {
-			break
-		}
-		i++
-	}
-	if !hasID || !answer {
+		return true
+	})
+	if method || badID || !hasID || !answer {
 		return ID{}, false
 	}
 	return id, true
 }
 
-// An envelope is a message's members as found by the validator: each
+// An envelope is a message's members as found by the scanner: each
 // member's value bytes, before any judgement of them.
 type envelope struct {
 	notObject                               bool
 	version, id, method, params, result, ev []byte
-	dup                                     string // a member given twice
-	badKey                                  bool   // a member name that does not decode
-	index                                   index  // the result's
+	dup                                     string         // a member given twice
+	badKey                                  bool           // a member name that does not decode
+	index                                   jsonscan.Index // the result's
 }
 
-// envelope checks the value at v.i, at nesting depth, and when it is an
-// object records its members in e. It reports whether the value is valid
-// JSON.
-func (v *validator) envelope(depth int, e *envelope) bool {
-	d := v.data
-	if v.i >= len(d) || d[v.i] != '{' {
+// scan checks the value at the scanner, at nesting depth, and when it is
+// an object records its members in e. It reports whether the value is
+// valid JSON.
+func (e *envelope) scan(s *jsonscan.Scanner, depth int) bool {
+	if s.Peek() != '{' {
 		e.notObject = true
-		return v.value(depth)
+		return s.Value(depth)
 	}
-	v.i++
-	v.space()
-	if v.i < len(d) && d[v.i] == '}' {
-		v.i++
-		return true
-	}
-	for {
-		v.space()
-		ks := v.i
-		if v.i >= len(d) || d[v.i] != '"' || !v.str() {
-			return false
+	return s.Object(depth, func(key, tok, val []byte, ix jsonscan.Index) {
+		if e.set(key, tok, val) == &e.result {
+			e.index = ix
 		}
-		key := d[ks+1 : v.i-1]
-		v.space()
-		if v.i >= len(d) || d[v.i] != ':' {
-			return false
-		}
-		v.i++
-		v.space()
-		vs, k0 := v.i, len(v.index)
-		if !v.value(depth + 1) {
-			return false
-		}
-		if e.set(key, d[ks:ks+len(key)+2], d[vs:v.i]) == &e.result {
-			e.index = index{spans: v.index[k0:len(v.index):len(v.index)], base: int32(vs), first: int32(k0)}
-		}
-		v.space()
-		if v.i >= len(d) {
-			return false
-		}
-		if d[v.i] == '}' {
-			v.i++
-			return true
-		}
-		if d[v.i] != ',' {
-			return false
-		}
-		v.i++
-	}
+	})
 }
 
 // set records one member (its name as sent, in tok, when it has escapes),
 // and returns where it went (nil for a member of no interest).
 func (e *envelope) set(key, tok, val []byte) *[]byte {
 	if bytes.IndexByte(key, '\\') >= 0 {
-		k, err := Unquote(tok)
+		k, err := jsonscan.Unquote(tok)
 		if err != nil {
 			e.badKey = true
 			return nil
@@ -535,7 +465,7 @@ func (e *envelope) message() (Message, error) {
 		if method[0] != '"' {
 			return nil, bad(`"method" must be a string`)
 		}
-		name, err := unquoteValid(method)
+		name, err := jsonscan.UnquoteValid(method)
 		if err != nil {
 			return nil, bad(`"method" must be a string`)
 		}
@@ -572,78 +502,4 @@ func (e *envelope) message() (Message, error) {
 		return nil, bad("a result needs an id")
 	}
 	return resp, nil
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && data[i] <= ' ' {
-		switch data[i] {
-		case ' ', '\t', '\r', '\n':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// skipValue returns the end of the JSON value starting at data[i]; data is
-// known to be valid JSON.
-func skipValue(data []byte, i int) int {
-	switch data[i] {
-	case '"':
-		return skipString(data, i)
-	case '{', '[':
-		depth := 0
-		for i < len(data) {
-			switch data[i] {
-			case '"':
-				i = skipString(data, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	default:
-		for i < len(data) {
-			switch data[i] {
-			case ',', '}', ']', ' ', '\t', '\r', '\n':
-				return i
-			}
-			i++
-		}
-		return i
-	}
-}
-
-// skipString returns the index just past the string starting at data[i]
-// (len(data) when it is not closed).
-func skipString(data []byte, i int) int {
-	i++
-	// Most strings are short: byte by byte until the first escape.
-	for lim := min(i+32, len(data)); i < lim; i++ {
-		if c := data[i]; c == '"' {
-			return i + 1
-		} else if c == '\\' {
-			break
-		}
-	}
-	for i < len(data) {
-		i = quoteRun(data, i)
-		if i >= len(data) {
-			return len(data)
-		}
-		if data[i] == '\\' {
-			i += 2
-			continue
-		}
-		return i + 1
-	}
-	return len(data)
 }

@@ -7,17 +7,18 @@ import (
 	"sync"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 )
 
 // NewLineStream returns a [Stream] of newline-delimited messages over rwc:
 // one message (or batch) a line, with no limit on a line's length. Blank
 // lines are skipped. Close closes rwc.
 func NewLineStream(r io.Reader, w io.Writer, closer io.Closer) Stream {
-	return &lineStream{r: NewLineReader(r), w: w, closer: closer}
+	return &lineStream{r: jsonscan.NewLineReader(r), w: w, closer: closer}
 }
 
 type lineStream struct {
-	r      *LineReader
+	r      *jsonscan.LineReader
 	queue  []Message // the rest of a batch
 	wmu    sync.Mutex
 	w      io.Writer

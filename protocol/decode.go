@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 )
 
 // The hot results (tool lists and tool results) are taken apart by hand
@@ -14,7 +14,7 @@ import (
 // exactly, as the schema spells them.
 
 // str decodes the string at c into dst; null leaves it empty.
-func str(c *jsonrpc.Cursor, key string, dst *string) error {
+func str(c *jsonscan.Cursor, key string, dst *string) error {
 	if c.Null() {
 		return nil
 	}
@@ -30,14 +30,14 @@ func str(c *jsonrpc.Cursor, key string, dst *string) error {
 }
 
 // raw keeps the value at c as is; null leaves it empty.
-func raw(c *jsonrpc.Cursor, dst *json.RawMessage) {
+func raw(c *jsonscan.Cursor, dst *json.RawMessage) {
 	if !c.Null() {
 		*dst = json.RawMessage(c.Raw())
 	}
 }
 
 // small decodes the small value at c with encoding/json.
-func small(c *jsonrpc.Cursor, key string, dst any) error {
+func small(c *jsonscan.Cursor, key string, dst any) error {
 	if c.Null() {
 		return nil
 	}
@@ -50,7 +50,7 @@ func small(c *jsonrpc.Cursor, key string, dst any) error {
 // decodeToolsPage takes a tools/list result apart (but for its
 // nextCursor, which paginate reads). The page's tools are allocated
 // together.
-func decodeToolsPage(c *jsonrpc.Cursor) ([]*Tool, error) {
+func decodeToolsPage(c *jsonscan.Cursor) ([]*Tool, error) {
 	var tools []*Tool
 	if c.Null() { // as encoding/json reads it: no tools
 		return nil, nil
@@ -85,7 +85,7 @@ func decodeToolsPage(c *jsonrpc.Cursor) ([]*Tool, error) {
 }
 
 // decodeTool takes the tool at c apart into t.
-func decodeTool(c *jsonrpc.Cursor, t *Tool) error {
+func decodeTool(c *jsonscan.Cursor, t *Tool) error {
 	if c.Kind() != '{' {
 		return fmt.Errorf("tool: not an object")
 	}
@@ -119,7 +119,7 @@ func decodeTool(c *jsonrpc.Cursor, t *Tool) error {
 }
 
 // decodeCallResult takes a tools/call result apart, with its head.
-func decodeCallResult(c *jsonrpc.Cursor) (*CallToolResult, *resultHead, error) {
+func decodeCallResult(c *jsonscan.Cursor) (*CallToolResult, *resultHead, error) {
 	res := &CallToolResult{}
 	h := &resultHead{}
 	if c.Null() {
@@ -153,7 +153,7 @@ func decodeCallResult(c *jsonrpc.Cursor) (*CallToolResult, *resultHead, error) {
 }
 
 // decodeContent takes the content block at c apart.
-func decodeContent(c *jsonrpc.Cursor, cb *Content) error {
+func decodeContent(c *jsonscan.Cursor, cb *Content) error {
 	if c.Kind() != '{' {
 		return fmt.Errorf("content: not an object")
 	}
@@ -198,7 +198,7 @@ func decodeContent(c *jsonrpc.Cursor, cb *Content) error {
 }
 
 // decodeResourceContents takes the resource contents at c apart.
-func decodeResourceContents(c *jsonrpc.Cursor, r *ResourceContents) error {
+func decodeResourceContents(c *jsonscan.Cursor, r *ResourceContents) error {
 	if c.Kind() != '{' {
 		return fmt.Errorf("resource: not an object")
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 	"reflect"
 	"testing"
 )
@@ -46,9 +47,9 @@ func FuzzDecodeResults(f *testing.F) {
 				t.Fatalf("decodeCallResult(%s) = %s", b, normResult(*fast))
 			}
 		}
-		_, _, _ = decodeCallResult(jsonrpc.NewCursor(data)) // never panics
-		_, _ = decodeToolsPage(jsonrpc.NewCursor(data))
-		_, _, _ = pageHead(jsonrpc.NewCursor(data))
+		_, _, _ = decodeCallResult(jsonscan.NewCursor(data)) // never panics
+		_, _ = decodeToolsPage(jsonscan.NewCursor(data))
+		_, _, _ = pageHead(jsonscan.NewCursor(data))
 		_, _ = readHead(data)
 		if string(bytes.TrimSpace(data)) == "null" { // encoding/json: an empty page
 			tools, err1 := decodeToolsPage(resultCursor(data))
@@ -103,11 +104,11 @@ func normResult(r CallToolResult) string {
 // resultCursor returns a Cursor over result as a session gets it: through
 // a decoded response (indexed), or over the bare bytes when result is not
 // JSON.
-func resultCursor(result []byte) *jsonrpc.Cursor {
+func resultCursor(result []byte) *jsonscan.Cursor {
 	line := append(append([]byte(`{"jsonrpc":"2.0","id":1,"result":`), result...), '}')
 	msgs, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
-		return jsonrpc.NewCursor(result)
+		return jsonscan.NewCursor(result)
 	}
 	return msgs[0].(*jsonrpc.Response).Cursor()
 }

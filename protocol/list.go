@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 )
 
 // maxPages bounds one listing, so that a server handing out endless
@@ -100,7 +101,7 @@ func paginate[T any](ctx context.Context, s *Session, method string, decode func
 
 // pageHead reads a page's nextCursor (nil when absent or null, and for a
 // null page, which encoding/json reads as an empty one) and its head.
-func pageHead(c *jsonrpc.Cursor) (*string, *resultHead, error) {
+func pageHead(c *jsonscan.Cursor) (*string, *resultHead, error) {
 	var next *string
 	h := &resultHead{}
 	if c.Null() {

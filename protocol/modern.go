@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 )
 
 // The modern era (2026-07-28/basic/index.mdx, "_meta"): every request
@@ -263,7 +264,7 @@ type resultHead struct {
 
 // take reads the member at c that belongs to the head; it reports whether
 // key was one.
-func (h *resultHead) take(c *jsonrpc.Cursor, key []byte) (bool, error) {
+func (h *resultHead) take(c *jsonscan.Cursor, key []byte) (bool, error) {
 	switch string(key) {
 	case "resultType":
 		return true, str(c, "resultType", &h.resultType)
@@ -293,7 +294,7 @@ func (h *resultHead) take(c *jsonrpc.Cursor, key []byte) (bool, error) {
 // readHead reads the head of a result.
 func readHead(result json.RawMessage) (*resultHead, error) {
 	h := &resultHead{}
-	c := jsonrpc.NewCursor(result)
+	c := jsonscan.NewCursor(result)
 	if c.Null() {
 		return h, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 )
 
 // helperEnv names the helper a re-executed test binary runs.
@@ -90,7 +91,7 @@ func helperEcho() int {
 
 // helperJSONEcho answers each request with its params as result.
 func helperJSONEcho() int {
-	r := jsonrpc.NewLineReader(os.Stdin)
+	r := jsonscan.NewLineReader(os.Stdin)
 	var out []byte
 	for {
 		line, err := r.ReadLine()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 	"github.com/mcpwire/mcpwire/procgroup"
 )
 
@@ -91,7 +92,7 @@ type StdioConn struct {
 	stdout *os.File
 	stderr *os.File
 
-	r        *jsonrpc.LineReader
+	r        *jsonscan.LineReader
 	queue    []jsonrpc.Message // the rest of a batch
 	readErr  error             // sticky: the stream ended or broke
 	readCtx  context.Context   // the ctx whose end unblocks a read
@@ -201,7 +202,7 @@ func (s *Stdio) Connect(ctx context.Context) (*StdioConn, error) {
 		stdin:      inW,
 		stdout:     outR,
 		stderr:     errR,
-		r:          jsonrpc.NewLineReader(outR),
+		r:          jsonscan.NewLineReader(outR),
 		ring:       newRing(limit),
 		stderrDone: make(chan struct{}),
 	}

@@ -1,4 +1,4 @@
-package jsonrpc
+package jsonscan
 
 import (
 	"bytes"
@@ -117,9 +117,9 @@ func FuzzCursor(f *testing.F) {
 	})
 }
 
-// FuzzIndexedCursor reads a result through the index DecodeMessage builds,
-// with every value indexed down to min bytes: it must read what encoding/json
-// reads.
+// FuzzIndexedCursor reads a result through the index a Scanner builds
+// while it checks a message (as jsonrpc.DecodeMessage does), with every
+// value indexed down to min bytes: it must read what encoding/json reads.
 func FuzzIndexedCursor(f *testing.F) {
 	f.Add([]byte(`{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}],"nextCursor":"c"}`), uint8(2))
 	f.Add([]byte(`[{"a":1},"x\u00e9\"",[], -1.5e3, true, false, null, {"b":[[[]]]}]`), uint8(1))
@@ -129,11 +129,18 @@ func FuzzIndexedCursor(f *testing.F) {
 			return
 		}
 		line := append(append([]byte(`{"jsonrpc":"2.0","id":1,"result":`), result...), '}')
-		msgs, err := decodeMessage(line, int(min)+1)
-		if err != nil {
-			t.Fatalf("decoding %q: %v", line, err)
+		s := NewScanner(line, int(min)+1)
+		var val []byte
+		var ix Index
+		if !s.Object(0, func(key, _, v []byte, x Index) {
+			if string(key) == "result" {
+				val, ix = v, x
+			}
+		}) {
+			t.Fatalf("scanning %q failed", line)
 		}
-		got, err := walk(msgs[0].(*Response).Cursor())
+		cursor := func() *Cursor { return NewIndexedCursor(val, ix) }
+		got, err := walk(cursor())
 		if err != nil {
 			t.Fatalf("walk(%q): %v", result, err)
 		}
@@ -149,7 +156,7 @@ func FuzzIndexedCursor(f *testing.F) {
 		// Taking some values apart and skipping others gives the same
 		// with the index as without.
 		var a, b []string
-		if err := mixed(msgs[0].(*Response).Cursor(), &a, 0); err != nil {
+		if err := mixed(cursor(), &a, 0); err != nil {
 			t.Fatal(err)
 		}
 		if err := mixed(NewCursor(result), &b, 0); err != nil {
@@ -159,7 +166,7 @@ func FuzzIndexedCursor(f *testing.F) {
 			t.Fatalf("indexed %q\nscanned %q", a, b)
 		}
 		// Skipping whole values through the index lands where scanning does.
-		c := msgs[0].(*Response).Cursor()
+		c := cursor()
 		if raw := c.Raw(); !bytes.Equal(raw, bytes.TrimSpace(result)) {
 			t.Fatalf("Raw = %q, want %q", raw, result)
 		}

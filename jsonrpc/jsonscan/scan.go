@@ -1,4 +1,4 @@
-package jsonrpc
+package jsonscan
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 func Valid(data []byte) bool { return validJSON(data) }
 
 // errMalformed is returned by the scanners for input that is not JSON.
-var errMalformed = errors.New("jsonrpc: malformed JSON")
+var errMalformed = errors.New("jsonscan: malformed JSON")
 
 // Unquote decodes a JSON string token (with its quotes) as encoding/json
 // does, invalid UTF-8 and lone surrogates becoming U+FFFD, at memory speed
@@ -93,10 +93,10 @@ func appendUnquoted(out, tok []byte) ([]byte, error) {
 	}
 }
 
-// unquoteValid is Unquote for a token of valid JSON, which holds no raw
+// UnquoteValid is Unquote for a token of valid JSON, which holds no raw
 // control character: one without escapes is only checked for UTF-8 (both
 // searches at memory speed) and copied.
-func unquoteValid(tok []byte) (string, error) {
+func UnquoteValid(tok []byte) (string, error) {
 	body := tok[1 : len(tok)-1]
 	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
 		return string(body), nil

@@ -1,4 +1,4 @@
-package jsonrpc
+package jsonscan
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 )
 
 // A Cursor takes apart JSON already checked by [Valid] (every raw member
-// of a decoded Message is) in one pass: the caller reads the values it
+// of a decoded JSON-RPC message is) in one pass: the caller reads the values it
 // wants where they stand, and the cursor skips the others, so each byte
 // is looked at about once however deep the value. On input that is not
 // valid JSON a Cursor fails or gives what it could read, but never panics.
@@ -17,13 +17,18 @@ type Cursor struct {
 	i    int
 
 	// index lists the large values of data, when known (see
-	// Response.Cursor); t is the first of them not behind the cursor.
-	index index
+	// NewIndexedCursor); t is the first of them not behind the cursor.
+	index Index
 	t     int
 }
 
 // NewCursor returns a Cursor at the start of data.
 func NewCursor(data []byte) *Cursor { return &Cursor{data: data} }
+
+// NewIndexedCursor returns a Cursor at the start of data, a value whose
+// large values ix lists (from [Scanner.Object]): it skips them without
+// scanning them, and takes a long string without escapes as it stands.
+func NewIndexedCursor(data []byte, ix Index) *Cursor { return &Cursor{data: data, index: ix} }
 
 // indexed returns the end of the value at the cursor and the index of the
 // span after it and all it holds, if it is in the index; plain says a
@@ -102,7 +107,7 @@ func (c *Cursor) String() (string, error) {
 	case plain:
 		return string(tok[1 : len(tok)-1]), nil
 	}
-	return unquoteValid(tok)
+	return UnquoteValid(tok)
 }
 
 // stringToken returns the string token at the cursor and moves past it;
@@ -180,7 +185,7 @@ func (c *Cursor) key() ([]byte, error) {
 	}
 	key := d[i+1 : kend-1]
 	if !plain && !plainASCII(key) {
-		k, err := unquoteValid(d[i:kend])
+		k, err := UnquoteValid(d[i:kend])
 		if err != nil {
 			return nil, err
 		}

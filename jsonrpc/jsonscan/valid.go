@@ -1,4 +1,4 @@
-package jsonrpc
+package jsonscan
 
 import (
 	"encoding/binary"
@@ -10,7 +10,7 @@ import (
 // encoding/json decodes it to U+FFFD), but quicker on long strings: a
 // message of megabytes of text is checked at memory speed.
 func validJSON(data []byte) bool {
-	v := validator{data: data}
+	v := Scanner{data: data}
 	v.space()
 	if !v.value(0) {
 		return false
@@ -19,10 +19,15 @@ func validJSON(data []byte) bool {
 	return v.i == len(v.data)
 }
 
-// maxDepth bounds nesting, as encoding/json does.
-const maxDepth = 10000
+// MaxDepth bounds nesting, as encoding/json does.
+const MaxDepth = 10000
 
-type validator struct {
+// A Scanner checks JSON in one pass, from the start of its data. With an
+// index size, it also notes where the values of at least that many bytes
+// start and end, so that a [Cursor] over one of them ([NewIndexedCursor])
+// skips them without scanning: a message is looked at once, however often
+// its values are taken apart or passed over.
+type Scanner struct {
 	data []byte
 	i    int
 
@@ -31,12 +36,12 @@ type validator struct {
 	indexMin int
 	index    []span
 
-	tooDeep bool // the value was refused for nesting deeper than maxDepth
+	tooDeep bool // the value was refused for nesting deeper than MaxDepth
 }
 
-// indexMin is the size from which DecodeMessage puts a value in the
-// index: smaller ones are as quick to scan as to look up.
-const indexMin = 96 // more than the byte-by-byte start of validator.str
+// IndexMin is the size from which a value is worth indexing: smaller ones
+// are as quick to scan as to look up.
+const IndexMin = 96 // more than the byte-by-byte start of Scanner.str
 
 // A span is one indexed value: its bytes are data[start:end], and next is
 // the index of the first span after it and all it holds. Spans are in the
@@ -48,18 +53,18 @@ type span struct {
 	plain            bool
 }
 
-// An index is the spans of one value (a response's result) out of the
+// An Index is the spans of one value (a response's result) out of the
 // index of its message: positions are relative to the message (base is
 // where the value starts) and so are the next fields (first is the
-// value's own first span).
-type index struct {
+// value's own first span). The zero Index is empty.
+type Index struct {
 	spans       []span
 	base, first int32
 }
 
 // open starts the span of a container at start; it returns its index
 // (-1 when not indexing).
-func (v *validator) open(start int) int {
+func (v *Scanner) open(start int) int {
 	if v.indexMin <= 0 {
 		return -1
 	}
@@ -69,7 +74,7 @@ func (v *validator) open(start int) int {
 
 // close ends the span k opened, dropping it if it is small (then so was
 // everything it holds, already dropped).
-func (v *validator) close(k int) {
+func (v *Scanner) close(k int) {
 	if k < 0 {
 		return
 	}
@@ -81,7 +86,7 @@ func (v *validator) close(k int) {
 	v.index[k].next = int32(len(v.index))
 }
 
-func (v *validator) space() {
+func (v *Scanner) space() {
 	for v.i < len(v.data) && v.data[v.i] <= ' ' {
 		switch v.data[v.i] {
 		case ' ', '\t', '\r', '\n':
@@ -92,11 +97,11 @@ func (v *validator) space() {
 	}
 }
 
-func (v *validator) value(depth int) bool {
+func (v *Scanner) value(depth int) bool {
 	if v.i >= len(v.data) {
 		return false
 	}
-	if depth > maxDepth {
+	if depth > MaxDepth {
 		v.tooDeep = true
 		return false
 	}
@@ -123,7 +128,7 @@ func (v *validator) value(depth int) bool {
 }
 
 // container checks the object (end '}') or array (end ']') at v.i.
-func (v *validator) container(depth int, end byte) bool {
+func (v *Scanner) container(depth int, end byte) bool {
 	d := v.data
 	v.i++
 	v.space()
@@ -162,7 +167,7 @@ func (v *validator) container(depth int, end byte) bool {
 	}
 }
 
-func (v *validator) literal(s string) bool {
+func (v *Scanner) literal(s string) bool {
 	if len(v.data)-v.i < len(s) || string(v.data[v.i:v.i+len(s)]) != s {
 		return false
 	}
@@ -171,7 +176,7 @@ func (v *validator) literal(s string) bool {
 }
 
 // str checks a string starting at the opening quote.
-func (v *validator) str() bool {
+func (v *Scanner) str() bool {
 	d := v.data
 	start := v.i
 	i := v.i + 1
@@ -234,7 +239,7 @@ func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-func (v *validator) number() bool {
+func (v *Scanner) number() bool {
 	d := v.data
 	i := v.i
 	if d[i] == '-' {
