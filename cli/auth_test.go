@@ -263,7 +263,7 @@ func TestLoginRefusals(t *testing.T) {
 	r.run(ExitUsage, "login")
 	r.run(ExitUsage, "login", "http://127.0.0.1:1/mcp", "--client-secret-env", "UNSET_VAR")
 	stdout, _ := r.run(0, "list", "--json", "--no-connect")
-	if !strings.Contains(stdout, `"auth": "-"`) {
+	if !strings.Contains(stdout, `"auth": "none"`) {
 		t.Fatalf("stdio AUTH:\n%s", stdout)
 	}
 	// A server that does not ask for a login.

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,6 +79,19 @@ func TestInteropEverythingHTTP(t *testing.T) {
 			res := r.run(t, "test", url).want(t, 0)
 			if !strings.Contains(res.stdout, "echo") {
 				t.Errorf("no echo tool listed:\n%s", res)
+			}
+			// The transport spoken is reported: the legacy HTTP+SSE
+			// fallback is "sse", not "http".
+			want := map[string]string{"streamable": "http", "sse": "sse"}[mode]
+			res = r.run(t, "test", url, "--json").want(t, 0)
+			var rep struct{ Transport string }
+			if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil || rep.Transport != want {
+				t.Errorf("test --json transport %q, want %q (%v)", rep.Transport, want, err)
+			}
+			r.run(t, "add", "ev-"+mode, url).want(t, 0)
+			res = r.run(t, "list").want(t, 0)
+			if !regexp.MustCompile(`(?m)^ev-` + mode + ` +user +` + want + ` `).MatchString(res.stdout) {
+				t.Errorf("list does not say %s for ev-%s:\n%s", want, mode, res)
 			}
 			res = r.run(t, "call", url, "echo", "message=over "+mode, "--json").want(t, 0)
 			var out struct {

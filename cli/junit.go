@@ -309,15 +309,15 @@ func (inv *invocation) listJUnit(entries []listEntry) {
 		class := "list." + e.Scope
 		switch {
 		case e.Error != nil:
-			s.fail(class, e.Name, 0, e.Error.Phase+": "+e.Error.Message, e.Error.Phase+": "+e.Error.Message)
+			s.fail(class, e.Server, 0, e.Error.Phase+": "+e.Error.Message, e.Error.Phase+": "+e.Error.Message)
 		case manager.State(e.State) == manager.StateConnected:
-			s.pass(class, e.Name, 0, e.Transport+" "+e.Target+": "+e.State)
+			s.pass(class, e.Server, 0, e.Transport+" "+e.Target+": "+e.State)
 		case manager.State(e.State) == manager.StateNeedsLogin:
-			s.fail(class, e.Name, 0, "needs login", "log in with: "+inv.suggest("login", e.Name))
+			s.fail(class, e.Server, 0, "needs login", "log in with: "+inv.suggest("login", e.Server))
 		case manager.State(e.State) == manager.StateNeedsApproval:
-			s.fail(class, e.Name, 0, "needs approval", "review it with: "+inv.suggest("get", e.Name)+"; then: "+inv.suggest("approve", e.Name))
+			s.fail(class, e.Server, 0, "needs approval", "review it with: "+inv.suggest("get", e.Server)+"; then: "+inv.suggest("approve", e.Server))
 		default:
-			s.skip(class, e.Name, e.State)
+			s.skip(class, e.Server, e.State)
 		}
 	}
 }

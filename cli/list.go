@@ -3,37 +3,49 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strconv"
+	"strings"
 
 	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 )
 
-// listEntry is one server in `mcpwire list --json`.
+// listEntry is one server of `mcpwire list --json`.
 type listEntry struct {
-	Name      string `json:"name"`
+	Server    string `json:"server"`
 	Source    string `json:"source"`
 	Scope     string `json:"scope"`
-	Transport string `json:"transport"`
+	Transport string `json:"transport"` // stdio, http or sse (also when an http server fell back to HTTP+SSE)
 	Target    string `json:"target"`
 	Enabled   bool   `json:"enabled"`
 	Approval  string `json:"approval"`
-	Auth      string `json:"auth"`
-	State     string `json:"state"`
-	Protocol  string `json:"protocol,omitempty"` // the revision spoken, when connected
-	Era       string `json:"era,omitempty"`      // "modern" or "legacy", when connected
-	Tools     *int   `json:"tools,omitempty"`
-	Error     *struct {
-		Phase   string `json:"phase"`
-		Message string `json:"message"`
-	} `json:"error,omitempty"`
+	// Auth is the login state: none (stdio), not needed, needed,
+	// authenticated, refreshable, expired, rejected, invalid or not
+	// authenticated.
+	Auth      string     `json:"auth"`
+	State     string     `json:"state"`
+	Protocol  string     `json:"protocol"`  // the revision spoken; "" unless connected
+	Era       string     `json:"era"`       // modern or legacy; "" unless connected
+	ToolCount int        `json:"toolCount"` // 0 unless connected
+	Error     *jsonError `json:"error,omitempty"`
+}
+
+// listDoc is `mcpwire list --json`.
+type listDoc struct {
+	docHeader
+	Servers []listEntry `json:"servers"`
+	// Failed and NeedLogin count the enabled servers that failed to start
+	// and that need a login (list --strict exits 1, or 4, on them).
+	Failed    int      `json:"failed"`
+	NeedLogin int      `json:"needLogin"`
+	Warnings  []string `json:"warnings"`
 }
 
 func runList(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("list")
 	fs.BoolVar(&inv.json, "json", false, "print one JSON document")
-	var noConnect bool
+	var noConnect, strict bool
+	fs.BoolVar(&strict, "strict", false, "exit 1 when an enabled server failed, 4 when one needs a login (default: exit 0 when list ran)")
 	fs.BoolVar(&noConnect, "no-connect", false, "do not connect; show the configuration only")
 	startup := fs.Duration("startup-timeout", manager.DefaultStartup, "bound each server's start")
 	inv.junitFlag(fs)
@@ -68,9 +80,13 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	approvals, _ := config.OpenApprovals(home)
 	states := m.States()
 	entries := make([]listEntry, len(cfg.Servers))
+	doc := &listDoc{Warnings: nonNil(cfg.Warnings)}
 	for i, s := range cfg.Servers {
-		e := listEntry{Name: s.Name, Source: s.Source, Scope: s.Scope, Transport: s.Type, Target: s.Target(),
+		e := listEntry{Server: s.Name, Source: s.Source, Scope: s.Scope, Transport: s.Type, Target: s.Target(),
 			Enabled: s.Enabled, Approval: approvals.State(s).String(), Auth: inv.authStatus(home, s)}
+		if e.Auth == "-" {
+			e.Auth = "none"
+		}
 		st := states[i]
 		e.State = string(st.State)
 		if st.State == manager.StateNeedsLogin {
@@ -83,27 +99,41 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 			}
 		}
 		if st.State == manager.StateConnected {
-			e.Protocol, e.Era = st.ProtocolVersion, string(st.Era)
-			n := st.Tools
-			e.Tools = &n
+			e.Protocol, e.Era, e.ToolCount = st.ProtocolVersion, string(st.Era), st.Tools
+			if st.Transport != "" {
+				e.Transport = st.Transport
+			}
 		}
 		if st.Err != nil && st.State != manager.StateConnected {
-			e.Error = &struct {
-				Phase   string `json:"phase"`
-				Message string `json:"message"`
-			}{st.Phase, safe.Sanitize(st.Err.Error())}
+			e.Error = &jsonError{Server: s.Name, Phase: st.Phase, Message: safe.Sanitize(st.Err.Error()), Hints: []string{}}
+			if st.State == manager.StateNeedsLogin {
+				e.Error.Hints = append(e.Error.Hints, "log in: "+inv.suggest("login", s.Name))
+			}
+		}
+		switch {
+		case !s.Enabled || noConnect:
+		case st.State == manager.StateNeedsLogin:
+			doc.NeedLogin++
+		case st.State == manager.StateFailed || st.State == manager.StateNeedsApproval || s.Err != nil:
+			doc.Failed++
 		}
 		entries[i] = e
 	}
+	doc.Servers = entries
+	if strict {
+		switch {
+		case doc.Failed > 0:
+			inv.exit = ExitServer
+		case doc.NeedLogin > 0:
+			inv.exit = ExitAuth
+		}
+	}
+	doc.docHeader = inv.header(inv.exit == ExitOK)
 	if inv.junit != nil {
 		inv.listJUnit(entries)
 	}
 	if inv.json {
-		inv.writeJSON(struct {
-			Schema   int         `json:"schema"`
-			Servers  []listEntry `json:"servers"`
-			Warnings []string    `json:"warnings,omitempty"`
-		}{1, entries, cfg.Warnings})
+		inv.writeJSON(doc)
 		return nil
 	}
 	if len(entries) == 0 {
@@ -112,16 +142,48 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		return nil
 	}
 	rows := [][]string{{"NAME", "SCOPE", "TRANSPORT", "TARGET", "APPROVAL", "AUTH", "STATUS"}}
+	connected := 0
 	for _, e := range entries {
 		status := e.State
 		switch {
-		case e.Tools != nil:
-			status = inv.green("✓") + " " + safe.Sanitize(e.Protocol) + " (" + e.Era + "), " + strconv.Itoa(*e.Tools) + " tools"
+		case e.State == string(manager.StateConnected):
+			connected++
+			status = inv.green("✓") + " " + safe.Sanitize(e.Protocol) + " (" + e.Era + "), " + plural(e.ToolCount, "tool")
 		case e.Error != nil:
-			status = inv.red("✗") + " " + e.Error.Phase + ": " + oneLine(e.Error.Message, 80)
+			status = inv.red("✗") + " " + e.Error.Phase + ": " + cellText(e.Error.Message)
 		}
-		rows = append(rows, []string{safe.Sanitize(e.Name), e.Scope, e.Transport, oneLine(e.Target, 40), e.Approval, e.Auth, status})
+		auth := e.Auth
+		if auth == "none" {
+			auth = "-"
+		}
+		rows = append(rows, []string{safe.Sanitize(e.Server), e.Scope, e.Transport, cellText(e.Target), e.Approval, auth, status})
 	}
 	inv.table(rows)
+	summary := plural(len(entries), "server")
+	switch {
+	case noConnect:
+		summary += " (not connected: --no-connect)"
+	default:
+		parts := []string{fmt.Sprintf("%d connected", connected)}
+		if doc.Failed > 0 {
+			parts = append(parts, fmt.Sprintf("%d failed", doc.Failed))
+		}
+		if doc.NeedLogin > 0 {
+			verb := "need"
+			if doc.NeedLogin == 1 {
+				verb = "needs"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s a login", doc.NeedLogin, verb))
+		}
+		summary += ": " + strings.Join(parts, ", ")
+		if (doc.Failed > 0 || doc.NeedLogin > 0) && !strict {
+			summary += " (" + inv.suggest("list", "--strict") + " exits non-zero on them)"
+		}
+	}
+	inv.printf("%s\n", summary)
 	return nil
 }
+
+// cellText is a value for a table cell: one line, sanitized, cut only
+// when absurdly long (the table fits it to a terminal).
+func cellText(s string) string { return oneLine(s, 500) }

@@ -110,3 +110,19 @@ func TestBrowserFallsThrough(t *testing.T) {
 		t.Fatalf("login:\n%s", stdout)
 	}
 }
+
+// TestListStrictNeedsLogin: list --strict exits 4 when a server needs a
+// login (and plain list 0, naming it in its last line).
+func TestListStrictNeedsLogin(t *testing.T) {
+	f := fakeauth.New(t)
+	r := newRunner(t)
+	r.run(0, "add", "srv", "--url", f.URL+"/mcp")
+	stdout, _ := r.run(0, "list")
+	if !strings.Contains(stdout, "1 server: 0 connected, 1 needs a login") {
+		t.Fatalf("list:\n%s", stdout)
+	}
+	stdout, _ = r.run(ExitAuth, "list", "--strict", "--json")
+	if !strings.Contains(stdout, `"needLogin": 1`) || !strings.Contains(stdout, `"log in: mcpwire login srv"`) {
+		t.Fatalf("list --strict --json:\n%s", stdout)
+	}
+}

@@ -166,3 +166,15 @@ func TestTextCarries(t *testing.T) {
 		t.Error("a different text carries it")
 	}
 }
+
+func TestPlural(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		word string
+		want string
+	}{{1, "tool", "1 tool"}, {2, "tool", "2 tools"}, {0, "server", "0 servers"}, {3, "entry", "3 entries"}, {2, "key", "2 keys"}, {2, "match", "2 matches"}, {1, "resource template", "1 resource template"}} {
+		if got := plural(c.n, c.word); got != c.want {
+			t.Errorf("plural(%d, %q) = %q, want %q", c.n, c.word, got, c.want)
+		}
+	}
+}

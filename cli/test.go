@@ -14,21 +14,20 @@ import (
 
 // testReport is `mcpwire test --json`.
 type testReport struct {
-	Schema            int                          `json:"schema"`
-	OK                bool                         `json:"ok"`
+	docHeader
 	Server            string                       `json:"server"`
-	Transport         string                       `json:"transport"`
+	Transport         string                       `json:"transport"` // stdio, http, or sse (HTTP+SSE, asked for or fallen back to)
 	Target            string                       `json:"target"`
 	ServerInfo        protocol.Implementation      `json:"serverInfo"`
 	Protocol          string                       `json:"protocol"` // the revision spoken
 	Era               string                       `json:"era"`      // "modern" or "legacy"
 	Capabilities      protocol.ServerCapabilities  `json:"capabilities"`
-	Instructions      string                       `json:"instructions,omitempty"`
+	Instructions      string                       `json:"instructions"`
 	Tools             []*protocol.Tool             `json:"tools"`
-	Resources         []*protocol.Resource         `json:"resources,omitempty"`
-	ResourceTemplates []*protocol.ResourceTemplate `json:"resourceTemplates,omitempty"`
-	Prompts           []*protocol.Prompt           `json:"prompts,omitempty"`
-	Warnings          []string                     `json:"warnings,omitempty"`
+	Resources         []*protocol.Resource         `json:"resources"`
+	ResourceTemplates []*protocol.ResourceTemplate `json:"resourceTemplates"`
+	Prompts           []*protocol.Prompt           `json:"prompts"`
+	Warnings          []string                     `json:"warnings"`
 	Timing            map[string]int64             `json:"timingMs"`
 }
 
@@ -47,7 +46,7 @@ func runTest(ctx context.Context, inv *invocation, args []string) error {
 
 	init := conn.Init()
 	rep := &testReport{
-		Schema: 1, OK: true, Server: t.spec.Name, Transport: t.spec.Transport, Target: t.spec.Target(),
+		docHeader: inv.header(true), Server: t.spec.Name, Transport: conn.Transport(), Target: t.spec.Target(),
 		ServerInfo: init.ServerInfo, Protocol: conn.ProtocolVersion(), Era: string(conn.Era()), Capabilities: init.Capabilities,
 		Instructions: init.Instructions, Tools: []*protocol.Tool{},
 		Timing: map[string]int64{"spawn": conn.Spawn.Milliseconds(), "initialize": conn.Initialize.Milliseconds()},
@@ -60,6 +59,8 @@ func runTest(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return inv.serverFailure(t, conn.Explain(manager.PhaseList, err))
 	}
+	rep.Resources, rep.ResourceTemplates = nonNil(rep.Resources), nonNil(rep.ResourceTemplates)
+	rep.Prompts, rep.Warnings = nonNil(rep.Prompts), nonNil(rep.Warnings)
 	if inv.junit != nil {
 		inv.testJUnit(rep)
 	}
@@ -132,7 +133,7 @@ func (inv *invocation) printTest(rep *testReport) {
 			if d := t.DisplayName(); d != t.Name {
 				title = d
 			}
-			table = append(table, []string{safe.Sanitize(t.Name), oneLine(title, 30), oneLine(t.Description, 70)})
+			table = append(table, []string{safe.Sanitize(t.Name), cellText(title), cellText(t.Description)})
 		}
 		inv.tableIndented(table)
 	}
@@ -140,7 +141,7 @@ func (inv *invocation) printTest(rep *testReport) {
 		inv.printf("\n%s (%d)\n", inv.bold("Resources"), len(rep.Resources))
 		table := [][]string{{"URI", "NAME", "TYPE"}}
 		for _, r := range rep.Resources {
-			table = append(table, []string{safe.Sanitize(r.URI), oneLine(r.Name, 30), safe.Sanitize(r.MimeType)})
+			table = append(table, []string{safe.Sanitize(r.URI), cellText(r.Name), safe.Sanitize(r.MimeType)})
 		}
 		inv.tableIndented(table)
 	}
@@ -148,7 +149,7 @@ func (inv *invocation) printTest(rep *testReport) {
 		inv.printf("\n%s (%d)\n", inv.bold("Resource templates"), len(rep.ResourceTemplates))
 		table := [][]string{{"TEMPLATE", "NAME", "DESCRIPTION"}}
 		for _, r := range rep.ResourceTemplates {
-			table = append(table, []string{safe.Sanitize(r.URITemplate), oneLine(r.Name, 30), oneLine(r.Description, 60)})
+			table = append(table, []string{safe.Sanitize(r.URITemplate), cellText(r.Name), cellText(r.Description)})
 		}
 		inv.tableIndented(table)
 	}
@@ -164,7 +165,7 @@ func (inv *invocation) printTest(rep *testReport) {
 				}
 				as = append(as, n)
 			}
-			table = append(table, []string{safe.Sanitize(p.Name), strings.Join(as, " "), oneLine(p.Description, 60)})
+			table = append(table, []string{safe.Sanitize(p.Name), strings.Join(as, " "), cellText(p.Description)})
 		}
 		inv.tableIndented(table)
 	}

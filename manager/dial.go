@@ -122,6 +122,20 @@ type Conn struct {
 	Spawn, Initialize time.Duration
 
 	stdio *transport.StdioConn
+	http  *transport.HTTPConn
+}
+
+// Transport names the transport in use: "stdio", "http", or "sse" for
+// the 2024-11-05 HTTP+SSE transport (asked for, or fallen back to when
+// the server refused streamable HTTP).
+func (c *Conn) Transport() string {
+	switch {
+	case c.stdio != nil:
+		return "stdio"
+	case c.http != nil && c.http.Legacy():
+		return "sse"
+	}
+	return "http"
 }
 
 // Pid returns the process id of a stdio server, else 0.
@@ -224,6 +238,7 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 		if err != nil {
 			return nil, &ServerError{Server: spec.Name, Phase: PhaseConnect, Err: err}
 		}
+		c.http = conn
 		c.Spawn = time.Since(start)
 		start = time.Now()
 		sess, err := protocol.Connect(ctx, conn, &popts)

@@ -426,6 +426,7 @@ type ServerState struct {
 	Phase           string       // of the last failure
 	Err             error        // the last failure
 	ProtocolVersion string       // the revision spoken, when connected
+	Transport       string       // stdio, http, or sse (HTTP+SSE, asked for or fallen back to), when connected
 	Era             protocol.Era // the era of that revision, when connected
 	ServerInfo      protocol.Implementation
 	Tools           int

@@ -609,6 +609,7 @@ func (s *server) snapshotLocked() ServerState {
 	}
 	if s.conn != nil {
 		st.ProtocolVersion, st.Era = s.conn.ProtocolVersion(), s.conn.Era()
+		st.Transport = s.conn.Transport()
 		st.ServerInfo = s.conn.ServerInfo()
 		st.Pid = s.conn.Pid()
 		if s.dead() && s.state == StateConnected {

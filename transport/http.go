@@ -183,6 +183,15 @@ func (c *HTTPConn) SetProtocolVersion(v string) {
 	c.mu.Unlock()
 }
 
+// Legacy reports whether the connection speaks the 2024-11-05 HTTP+SSE
+// transport: asked for (HTTP.Legacy), or fallen back to when the server
+// refused a POST of initialize.
+func (c *HTTPConn) Legacy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.old != nil || c.legacy
+}
+
 // SessionID returns the server's session id, "" when it gave none.
 func (c *HTTPConn) SessionID() string {
 	c.mu.Lock()
