@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // loginFlags are the flags of `mcpwire login`.
@@ -121,7 +122,7 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 		store := manager.TokenStore(opts.Home)
 		status, _ := store.Status(name, time.Now())
 		rec, _, _ := store.Load(name)
-		if st := status.String(); (st == "authenticated" || st == "refreshable") && rec != nil && rec.Token != nil {
+		if st := status.String(); (st == "authenticated" || st == "refreshable") && rec != nil && rec.Token != nil && inv.tokenAccepted(ctx, opts, name) {
 			doc := loginDoc{LoginNeeded: true, AlreadyLoggedIn: true, Refreshable: rec.Token.RefreshToken != "", Scopes: rec.Token.Scopes()}
 			if !rec.Token.Expiry.IsZero() {
 				doc.Expires = rec.Token.Expiry.UTC().Format(time.RFC3339)
@@ -186,6 +187,33 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	}
 	inv.printf("logged in to %s (%s, expires %s)\n", name, safe.Sanitize(sc), expires)
 	return nil
+}
+
+// tokenAccepted says whether the server accepts the saved token: a
+// session with it lists the tools. A token the server refuses (401, 403),
+// or a server that cannot be reached, means the login goes on.
+func (inv *invocation) tokenAccepted(ctx context.Context, opts *manager.LoginOptions, name string) bool {
+	spec := &manager.Spec{Name: name, Transport: "http", URL: opts.URL, Header: opts.Header}
+	if opts.Server != nil {
+		sp, err := manager.SpecFromConfig(opts.Server)
+		if err != nil {
+			return false
+		}
+		spec = sp
+	}
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	stop := inv.spinner("checking the saved token with " + name)
+	defer stop()
+	conn, err := manager.Dial(pctx, spec, &manager.DialOptions{HTTPClient: manager.AuthClient(opts.Home, name, spec.URL),
+		Protocol: protocol.Options{ClientName: "mcpwire", ClientVersion: Version}})
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	_, err = conn.ListTools(pctx)
+	var ce *protocol.CapabilityError
+	return err == nil || errors.As(err, &ce)
 }
 
 // loginFailure maps a failed login to exit 4 with what to do next;

@@ -59,6 +59,14 @@ func TestLoginForAgentsAndPeople(t *testing.T) {
 		t.Fatalf("login --json when logged in:\n%s", stdout)
 	}
 
+	// A saved token the server no longer accepts is no reason to stop:
+	// plain login logs in again.
+	f.RevokeAll()
+	stdout, _ = r.run(0, "login", "srv")
+	if strings.Contains(stdout, "already logged in") || !strings.Contains(stdout, "logged in to srv") {
+		t.Fatalf("login with a rejected token:\n%s", stdout)
+	}
+
 	// --force logs in again; --events gives the address, then the result.
 	stdout, _ = r.run(0, "login", "srv", "--force", "--events")
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
