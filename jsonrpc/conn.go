@@ -75,7 +75,7 @@ type Conn struct {
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
-	pending map[ID]chan answer
+	pending map[ID]*Pending
 	serving map[ID]*serving // the peer's requests being handled
 	err     error           // why the connection ended; set once
 	closing bool            // Close has begun: no new cancellation notices
@@ -92,7 +92,7 @@ type Conn struct {
 
 // NewConn starts a connection over s. It owns s from now on.
 func NewConn(s Stream, opts *ConnOptions) *Conn {
-	c := &Conn{stream: s, pending: map[ID]chan answer{}, serving: map[ID]*serving{},
+	c := &Conn{stream: s, pending: map[ID]*Pending{}, serving: map[ID]*serving{},
 		done: make(chan struct{}), rejects: make(chan *Response, maxRejects)}
 	if opts != nil {
 		c.opts = *opts
@@ -156,9 +156,10 @@ func (c *Conn) CallResponse(ctx context.Context, method string, params any) (*Re
 
 // A Pending is a call sent and not yet waited for.
 type Pending struct {
-	c  *Conn
-	id ID
-	ch chan answer
+	c    *Conn
+	req  Request       // as sent; req.ID is the call's
+	done chan struct{} // closed once a is set
+	a    answer
 }
 
 // Start sends a request and returns at once; Pending.Wait waits for the
@@ -171,6 +172,12 @@ func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, 
 	if err != nil {
 		return nil, fmt.Errorf("marshaling %s params: %v", method, err)
 	}
+	return c.StartRaw(ctx, method, raw)
+}
+
+// StartRaw is Start with params already marshaled (nil: none). params
+// must stay unchanged until the call is over.
+func (c *Conn) StartRaw(ctx context.Context, method string, params json.RawMessage) (*Pending, error) {
 	var id ID
 	if c.opts.NextID != nil {
 		id = c.opts.NextID()
@@ -180,29 +187,36 @@ func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, 
 	if err := ctx.Err(); err != nil {
 		return nil, err // nothing was sent
 	}
-	ch := make(chan answer, 1)
+	p := &Pending{c: c, req: Request{ID: id, Method: method, Params: params}, done: make(chan struct{})}
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
 		return nil, err
 	}
-	c.pending[id] = ch
+	c.pending[id] = p
 	c.mu.Unlock()
 
-	if err := c.stream.Write(ctx, &Request{ID: id, Method: method, Params: raw}); err != nil {
-		c.forget(id)
+	if err := c.stream.Write(ctx, &p.req); err != nil {
+		c.forget(id, nil)
 		if ctx.Err() != nil {
 			c.gaveUp(id, context.Cause(ctx))
 			return nil, ctx.Err()
 		}
 		return nil, err
 	}
-	return &Pending{c: c, id: id, ch: ch}, nil
+	return p, nil
+}
+
+// settle gives the call its answer; the caller has taken it out of
+// c.pending (so it is settled once).
+func (p *Pending) settle(a answer) {
+	p.a = a
+	close(p.done)
 }
 
 // ID returns the call's request ID.
-func (p *Pending) ID() ID { return p.id }
+func (p *Pending) ID() ID { return p.req.ID }
 
 // Wait waits for the answer to the call and returns the successful
 // response; a response error is returned as an *Error, an answer that
@@ -211,18 +225,20 @@ func (p *Pending) ID() ID { return p.id }
 // is dropped). Wait is called once.
 func (p *Pending) Wait(ctx context.Context) (*Response, error) {
 	c := p.c
-	var a answer
 	select {
-	case a = <-p.ch: // an answer already here wins over ctx
+	case <-p.done: // an answer already here wins over ctx
 	default:
 		select {
-		case a = <-p.ch:
+		case <-p.done:
 		case <-ctx.Done():
-			c.forget(p.id)
-			c.gaveUp(p.id, context.Cause(ctx))
-			return nil, ctx.Err()
+			if c.forget(p.req.ID, p) {
+				c.gaveUp(p.req.ID, context.Cause(ctx))
+				return nil, ctx.Err()
+			}
+			<-p.done // answered meanwhile: settled at once
 		}
 	}
+	a := p.a
 	switch {
 	case a.err != nil:
 		return nil, a.err
@@ -267,10 +283,17 @@ func (c *Conn) CancelRequest(id ID, cause error) bool {
 	return true
 }
 
-func (c *Conn) forget(id ID) {
+// forget takes the call id out of c.pending, when it is there and is p
+// (any call of that id when p is nil), and reports whether it was.
+func (c *Conn) forget(id ID, p *Pending) bool {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	q, ok := c.pending[id]
+	if !ok || p != nil && q != p {
+		return false
+	}
 	delete(c.pending, id)
-	c.mu.Unlock()
+	return true
 }
 
 // Notify sends a notification.
@@ -344,9 +367,9 @@ func (c *Conn) fail(err error) {
 		return
 	}
 	c.err = err
-	for id, ch := range c.pending {
-		ch <- answer{}
+	for id, p := range c.pending {
 		delete(c.pending, id)
+		p.settle(answer{})
 	}
 }
 
@@ -398,11 +421,11 @@ func (c *Conn) read() {
 // answer hands a to the call id, if it is still waiting.
 func (c *Conn) answer(id ID, a answer) {
 	c.mu.Lock()
-	ch, ok := c.pending[id]
+	p, ok := c.pending[id]
 	delete(c.pending, id)
 	c.mu.Unlock()
 	if ok {
-		ch <- a
+		p.settle(a)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
@@ -17,11 +18,16 @@ const MaxIDLen = 256
 // (an integer or a string); the zero ID is absent (a notification) or null.
 // IDs are comparable and may be used as map keys.
 type ID struct {
-	raw string
+	// An integer in its shortest form that fits an int64 is held as a
+	// number (num, with isNum), so that the IDs of calls cost no string;
+	// any other token is held as sent, in raw.
+	raw   string
+	num   int64
+	isNum bool
 }
 
 // Int64ID returns the integer ID n.
-func Int64ID(n int64) ID { return ID{raw: strconv.FormatInt(n, 10)} }
+func Int64ID(n int64) ID { return ID{num: n, isNum: true} }
 
 // StringID returns the string ID s.
 func StringID(s string) ID {
@@ -30,25 +36,36 @@ func StringID(s string) ID {
 }
 
 // IsValid reports whether the ID is present (not absent or null).
-func (id ID) IsValid() bool { return id.raw != "" }
+func (id ID) IsValid() bool { return id.isNum || id.raw != "" }
 
 // Raw returns the ID's JSON token exactly as sent.
-func (id ID) Raw() string { return id.raw }
-
-// String returns the ID for people: the integer or the quoted string.
-func (id ID) String() string {
-	if id.raw == "" {
-		return "null"
+func (id ID) Raw() string {
+	if id.isNum {
+		return strconv.FormatInt(id.num, 10)
 	}
 	return id.raw
 }
 
-// MarshalJSON returns the ID's token, or null.
-func (id ID) MarshalJSON() ([]byte, error) {
-	if id.raw == "" {
-		return []byte("null"), nil
+// String returns the ID for people: the integer or the quoted string.
+func (id ID) String() string {
+	if !id.IsValid() {
+		return "null"
 	}
-	return []byte(id.raw), nil
+	return id.Raw()
+}
+
+// MarshalJSON returns the ID's token, or null.
+func (id ID) MarshalJSON() ([]byte, error) { return id.appendTo(nil), nil }
+
+// appendTo appends the ID's token, or null.
+func (id ID) appendTo(dst []byte) []byte {
+	switch {
+	case id.isNum:
+		return strconv.AppendInt(dst, id.num, 10)
+	case id.raw == "":
+		return append(dst, "null"...)
+	}
+	return append(dst, id.raw...)
 }
 
 // UnmarshalJSON accepts an integer, a string or null, as parseID does.
@@ -77,10 +94,40 @@ func parseID(tok []byte) (ID, error) {
 		if bytes.ContainsAny(tok, ".eE") {
 			return ID{}, fmt.Errorf("id %s is not an integer", tok)
 		}
+		if n, ok := shortestInt(tok); ok {
+			return Int64ID(n), nil
+		}
 		return ID{raw: string(tok)}, nil
 	default:
 		return ID{}, errors.New("id is neither an integer nor a string")
 	}
+}
+
+// shortestInt parses a JSON integer that is exactly the shortest decimal
+// form of an int64 (the form Int64ID gives back): not "-0", and in range.
+func shortestInt(tok []byte) (int64, bool) {
+	digits := tok
+	neg := len(tok) > 0 && tok[0] == '-'
+	if neg {
+		digits = tok[1:]
+	}
+	if len(digits) == 0 || len(digits) > 19 || (digits[0] == '0' && (len(digits) > 1 || neg)) {
+		return 0, false
+	}
+	var n uint64 // 19 digits fit in a uint64
+	for _, d := range digits {
+		if d < '0' || d > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(d-'0')
+	}
+	switch {
+	case !neg && n <= math.MaxInt64:
+		return int64(n), true
+	case neg && n <= -math.MinInt64:
+		return -int64(n), true // n == 1<<63 wraps to MinInt64
+	}
+	return 0, false
 }
 
 // A Message is a [*Request] or a [*Response]; the set is closed.
@@ -156,6 +203,9 @@ func MarshalParams(v any) (json.RawMessage, error) {
 	case json.RawMessage:
 		return v, nil
 	}
+	if b, ok := marshalSimple(v); ok {
+		return b, nil
+	}
 	return marshalNoEscape(v)
 }
 
@@ -196,7 +246,7 @@ func AppendMessage(dst []byte, msg Message) ([]byte, error) {
 	case *Request:
 		if m.ID.IsValid() {
 			dst = append(dst, `,"id":`...)
-			dst = append(dst, m.ID.raw...)
+			dst = m.ID.appendTo(dst)
 		}
 		dst = append(dst, `,"method":`...)
 		dst = AppendString(dst, m.Method)
@@ -206,11 +256,7 @@ func AppendMessage(dst []byte, msg Message) ([]byte, error) {
 		}
 	case *Response:
 		dst = append(dst, `,"id":`...)
-		if m.ID.IsValid() {
-			dst = append(dst, m.ID.raw...)
-		} else {
-			dst = append(dst, "null"...)
-		}
+		dst = m.ID.appendTo(dst)
 		if m.Error != nil {
 			e, err := marshalNoEscape(m.Error)
 			if err != nil {
@@ -266,11 +312,19 @@ func (e *DecodeError) Error() string { return "jsonrpc: " + e.Reason }
 // message's bytes are looked at once here; input that is not valid JSON
 // is refused as a whole (CodeParseError) before any message in it is
 // judged.
-func DecodeMessage(data []byte) ([]Message, error) { return decodeMessage(data, jsonscan.IndexMin) }
+func DecodeMessage(data []byte) ([]Message, error) {
+	return decodeMessage(nil, data, jsonscan.IndexMin)
+}
 
-// decodeMessage is DecodeMessage, indexing the values of minSize bytes or
+// AppendDecoded is DecodeMessage appending the messages to dst, so that a
+// reader may reuse one slice for every line it decodes.
+func AppendDecoded(dst []Message, data []byte) ([]Message, error) {
+	return decodeMessage(dst, data, jsonscan.IndexMin)
+}
+
+// decodeMessage is AppendDecoded, indexing the values of minSize bytes or
 // more.
-func decodeMessage(data []byte, minSize int) ([]Message, error) {
+func decodeMessage(out []Message, data []byte, minSize int) ([]Message, error) {
 	s := jsonscan.NewScanner(data, minSize)
 	s.SkipSpace()
 	var envs []envelope
@@ -286,14 +340,14 @@ func decodeMessage(data []byte, minSize int) ([]Message, error) {
 				s.SkipSpace()
 				envs = append(envs, envelope{})
 				if !envs[len(envs)-1].scan(s, 1) {
-					return nil, notJSON(s, data, false)
+					return out, notJSON(s, data, false)
 				}
 				s.SkipSpace()
 				if c := s.Peek(); c == ']' {
 					s.Advance()
 					break
 				} else if c != ',' {
-					return nil, notJSON(s, data, false)
+					return out, notJSON(s, data, false)
 				}
 				s.Advance()
 			}
@@ -301,17 +355,19 @@ func decodeMessage(data []byte, minSize int) ([]Message, error) {
 	} else {
 		envs = one[:]
 		if !envs[0].scan(s, 0) {
-			return nil, notJSON(s, data, true)
+			return out, notJSON(s, data, true)
 		}
 	}
 	s.SkipSpace()
 	if s.Pos() != len(data) {
-		return nil, notJSON(s, data, !batch)
+		return out, notJSON(s, data, !batch)
 	}
 	if batch && len(envs) == 0 {
-		return nil, &DecodeError{Code: CodeInvalidRequest, Reason: "empty batch"}
+		return out, &DecodeError{Code: CodeInvalidRequest, Reason: "empty batch"}
 	}
-	out := make([]Message, 0, len(envs))
+	if out == nil {
+		out = make([]Message, 0, len(envs))
+	}
 	for i := range envs {
 		m, err := envs[i].message()
 		if err != nil {

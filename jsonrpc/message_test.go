@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
+	"strconv"
 	"testing"
 )
 
@@ -69,6 +71,31 @@ func TestIDKeptExactly(t *testing.T) {
 		if string(got) != wire {
 			t.Errorf("id changed:\n got %s\nwant %s", got, wire)
 		}
+	}
+}
+
+// TestIntegerIDsMatch checks that an integer ID read from the wire is the
+// same map key as the Int64ID that was sent, over the whole int64 range,
+// and that integers of any other form stay as sent.
+func TestIntegerIDsMatch(t *testing.T) {
+	for _, n := range []int64{0, 1, -1, 99, 100, 1 << 40, math.MaxInt64, math.MinInt64, math.MinInt64 + 1} {
+		id := Int64ID(n)
+		got, err := parseID([]byte(id.Raw()))
+		if err != nil || got != id {
+			t.Errorf("parseID(%s) = %#v, %v; want %#v", id.Raw(), got, err, id)
+		}
+		if id.Raw() != strconv.FormatInt(n, 10) {
+			t.Errorf("Int64ID(%d).Raw() = %s", n, id.Raw())
+		}
+	}
+	for _, tok := range []string{"-0", "9223372036854775808", "-9223372036854775809", "123456789012345678901"} {
+		id, err := parseID([]byte(tok))
+		if err != nil || id.Raw() != tok || !id.IsValid() {
+			t.Errorf("parseID(%s) = %#v (raw %s), %v", tok, id, id.Raw(), err)
+		}
+	}
+	if Int64ID(0) == (ID{}) || !Int64ID(0).IsValid() {
+		t.Error("Int64ID(0) is not a valid ID")
 	}
 }
 

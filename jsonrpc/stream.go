@@ -19,7 +19,8 @@ func NewLineStream(r io.Reader, w io.Writer, closer io.Closer) Stream {
 
 type lineStream struct {
 	r      *jsonscan.LineReader
-	queue  []Message // the rest of a batch
+	queue  []Message // the line's messages; queue[next:] are still to read
+	next   int
 	wmu    sync.Mutex
 	w      io.Writer
 	wbuf   []byte
@@ -31,9 +32,10 @@ var _ Stream = (*lineStream)(nil)
 
 func (s *lineStream) Read(ctx context.Context) (Message, error) {
 	for {
-		if len(s.queue) > 0 {
-			m := s.queue[0]
-			s.queue = s.queue[1:]
+		if s.next < len(s.queue) {
+			m := s.queue[s.next]
+			s.queue[s.next] = nil
+			s.next++
 			return m, nil
 		}
 		line, err := s.r.ReadLine()
@@ -43,16 +45,16 @@ func (s *lineStream) Read(ctx context.Context) (Message, error) {
 			}
 			continue
 		}
-		msgs, derr := DecodeMessage(line)
+		var derr error
+		s.queue, derr = AppendDecoded(s.queue[:0], line)
+		s.next = 0
 		if derr != nil {
 			var de *DecodeError
 			if errors.As(derr, &de) && len(line) > 0 {
 				de.Reason += ": " + quoteStart(line)
 			}
-			s.queue = append(s.queue, msgs...)
 			return nil, derr
 		}
-		s.queue = msgs
 	}
 }
 
