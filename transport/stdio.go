@@ -93,15 +93,17 @@ type StdioConn struct {
 	stderr *os.File
 
 	r        *jsonscan.LineReader
-	queue    []jsonrpc.Message // the rest of a batch
-	readErr  error             // sticky: the stream ended or broke
-	readCtx  context.Context   // the ctx whose end unblocks a read
-	readStop func() bool       // stops that
+	queue    []jsonrpc.Message // the line's messages; queue[next:] are still to read
+	next     int
+	readErr  error           // sticky: the stream ended or broke
+	readCtx  context.Context // the ctx whose end unblocks a read
+	readStop func() bool     // stops that
 	bad      atomic.Int64
 
 	wmu    sync.Mutex
 	wbuf   []byte
 	wbroke error // sticky: a write was cut short
+	quick  quickWriter
 
 	ring       *ring
 	stderrDone chan struct{}
@@ -206,6 +208,7 @@ func (s *Stdio) Connect(ctx context.Context) (*StdioConn, error) {
 		ring:       newRing(limit),
 		stderrDone: make(chan struct{}),
 	}
+	c.quick.init(c)
 	go c.readStderr(s.Stderr)
 	return c, nil
 }
@@ -266,10 +269,10 @@ func (c *StdioConn) StderrTail() string { return safe.SanitizeText(string(c.ring
 // Read ended by ctx leaves the stream broken.
 func (c *StdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
-		if len(c.queue) > 0 {
-			m := c.queue[0]
-			c.queue[0] = nil
-			c.queue = c.queue[1:]
+		if c.next < len(c.queue) {
+			m := c.queue[c.next]
+			c.queue[c.next] = nil
+			c.next++
 			return m, nil
 		}
 		if c.readErr == nil && c.closed.Load() {
@@ -287,8 +290,9 @@ func (c *StdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		line, err := c.readLine(ctx)
 		if len(line) > 0 {
-			msgs, derr := jsonrpc.DecodeMessage(line)
-			c.queue = append(c.queue[:0], msgs...)
+			var derr error
+			c.queue, derr = jsonrpc.AppendDecoded(c.queue[:0], line)
+			c.next = 0
 			if derr != nil {
 				var de *jsonrpc.DecodeError
 				if errors.As(derr, &de) {
@@ -303,7 +307,7 @@ func (c *StdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		if err != nil {
 			c.readErr = c.endErr(ctx, err)
-			if len(c.queue) > 0 {
+			if c.next < len(c.queue) {
 				continue
 			}
 			return nil, c.readErr
@@ -399,19 +403,21 @@ func (c *StdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("writing to %q: %v", c.cmdName, err)
 	}
-	if ctx.Done() != nil {
-		defer deadlineOnDone(ctx, c.stdin.SetWriteDeadline)()
-	}
 	var n int
 	if len(c.wbuf) < cap(c.wbuf) || len(c.wbuf) < 64<<10 {
 		c.wbuf = append(c.wbuf, '\n')
-		n, err = c.stdin.Write(c.wbuf)
+		// Most lines fit the pipe at once: then no deadline is needed.
+		if n = c.quick.write(c.wbuf); n < len(c.wbuf) {
+			var m int
+			m, err = c.writeBound(ctx, c.wbuf[n:])
+			n += m
+		}
 	} else {
 		// A big message that fills its buffer: write the line end apart
 		// rather than copy the message into a bigger buffer.
-		n, err = c.stdin.Write(c.wbuf)
+		n, err = c.writeBound(ctx, c.wbuf)
 		if err == nil {
-			_, err = c.stdin.Write([]byte{'\n'})
+			_, err = c.writeBound(ctx, []byte{'\n'})
 			n++
 		}
 	}
@@ -432,6 +438,14 @@ func (c *StdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	return nil
+}
+
+// writeBound writes b to stdin, ended by the end of ctx.
+func (c *StdioConn) writeBound(ctx context.Context, b []byte) (int, error) {
+	if ctx.Done() != nil {
+		defer deadlineOnDone(ctx, c.stdin.SetWriteDeadline)()
+	}
+	return c.stdin.Write(b)
 }
 
 // deadlineOnDone sets a deadline in the past through set when ctx ends,
