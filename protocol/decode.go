@@ -29,6 +29,33 @@ func str(c *jsonscan.Cursor, key string, dst *string) error {
 	return nil
 }
 
+// word is str for a value most often one of words (a content type, a
+// resultType): those come as the constant, with no allocation.
+func word(c *jsonscan.Cursor, key string, dst *string, words ...string) error {
+	if c.Null() {
+		return nil
+	}
+	if c.Kind() != '"' {
+		return fmt.Errorf("%s: not a string", key)
+	}
+	tok := c.Raw()
+	if len(tok) >= 2 {
+		body := tok[1 : len(tok)-1]
+		for _, w := range words {
+			if string(body) == w {
+				*dst = w
+				return nil
+			}
+		}
+	}
+	s, err := jsonscan.Unquote(tok)
+	if err != nil {
+		return fmt.Errorf("%s: %v", key, err)
+	}
+	*dst = s
+	return nil
+}
+
 // raw keeps the value at c as is; null leaves it empty.
 func raw(c *jsonscan.Cursor, dst *json.RawMessage) {
 	if !c.Null() {
@@ -120,8 +147,11 @@ func decodeTool(c *jsonscan.Cursor, t *Tool) error {
 
 // decodeCallResult takes a tools/call result apart, with its head.
 func decodeCallResult(c *jsonscan.Cursor) (*CallToolResult, *resultHead, error) {
-	res := &CallToolResult{}
-	h := &resultHead{}
+	both := &struct { // one allocation for the two
+		res CallToolResult
+		h   resultHead
+	}{}
+	res, h := &both.res, &both.h
 	if c.Null() {
 		return res, h, nil
 	}
@@ -160,7 +190,7 @@ func decodeContent(c *jsonscan.Cursor, cb *Content) error {
 	return c.Object(func(key []byte) error {
 		switch string(key) {
 		case "type":
-			return str(c, "type", &cb.Type)
+			return word(c, "type", &cb.Type, "text", "image", "audio", "resource", "resource_link")
 		case "text":
 			return str(c, "text", &cb.Text)
 		case "data":

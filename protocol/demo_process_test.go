@@ -23,8 +23,8 @@ import (
 const demoEnv = "MCPWIRE_PROTOCOL_TEST_DEMO"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(benchServerEnv) == "1" {
-		os.Exit(benchServerMain(os.Stdin, os.Stdout)) // see stdio_bench_test.go
+	if era := os.Getenv(benchServerEnv); era != "" {
+		os.Exit(benchServerMain(era, os.Stdin, os.Stdout)) // see stdio_bench_test.go
 	}
 	if args, ok := os.LookupEnv(demoEnv); ok {
 		os.Exit(demo.Main(context.Background(), strings.Fields(args), os.Stdin, os.Stdout, os.Stderr))

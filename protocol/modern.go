@@ -37,6 +37,9 @@ const (
 
 // isModernError reports whether err is one of the modern era's own errors.
 func isModernError(err error) (*jsonrpc.Error, bool) {
+	if err == nil {
+		return nil, false
+	}
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) {
 		return nil, false
@@ -62,6 +65,7 @@ func supportedOf(je *jsonrpc.Error) []string {
 type modernState struct {
 	version string
 	base    []byte // `"key":value,…` without braces: version, clientInfo, clientCapabilities
+	meta    []byte // `"_meta":{base}`: the member most requests add, as it is
 }
 
 // newModernState encodes the _meta members of version.
@@ -89,16 +93,19 @@ func (s *Session) newModernState(version string) (*modernState, error) {
 	if err := add(metaClientCapabilities, s.clientCapabilities(version)); err != nil {
 		return nil, err
 	}
-	return &modernState{version: version, base: b}, nil
+	meta := jsonrpc.AppendString(nil, "_meta")
+	meta = append(append(append(meta, ":{"...), b...), '}')
+	return &modernState{version: version, base: b, meta: meta}, nil
 }
 
-// withMeta returns params (marshaled) with _meta added: the protocol
-// fields, the log level when one was asked for, and extra (the caller's
-// members; the protocol fields win over members of the same name).
-func (m *modernState) withMeta(params any, extra map[string]any, level string) (json.RawMessage, error) {
-	raw, err := jsonrpc.MarshalParams(params)
-	if err != nil {
-		return nil, fmt.Errorf("marshaling params: %v", err)
+// withMeta returns params (a JSON object, or nil) with _meta added: the
+// protocol fields, the log level when one was asked for, and extra (the
+// caller's members; the protocol fields win over members of the same
+// name). Without the last two the _meta member is the one encoded once
+// for the session.
+func (m *modernState) withMeta(params json.RawMessage, extra map[string]any, level string) (json.RawMessage, error) {
+	if level == "" && len(extra) == 0 {
+		return splice(params, []string{"_meta"}, m.meta)
 	}
 	meta := make([]byte, 0, len(m.base)+64)
 	meta = append(meta, '{')
@@ -131,7 +138,7 @@ func (m *modernState) withMeta(params any, extra map[string]any, level string) (
 		}
 	}
 	meta = append(meta, '}')
-	return addMembers(raw, member{"_meta", meta})
+	return addMembers(params, member{"_meta", meta})
 }
 
 // A member is one member to add to a JSON object.
@@ -143,6 +150,24 @@ type member struct {
 // addMembers returns the JSON object raw (null or absent: an empty object)
 // with the members added in front. A member raw already has is replaced.
 func addMembers(raw json.RawMessage, members ...member) (json.RawMessage, error) {
+	keys := make([]string, len(members))
+	var head []byte
+	for i, m := range members {
+		keys[i] = m.key
+		if i > 0 {
+			head = append(head, ',')
+		}
+		head = jsonrpc.AppendString(head, m.key)
+		head = append(head, ':')
+		head = append(head, m.value...)
+	}
+	return splice(raw, keys, head)
+}
+
+// splice returns the JSON object raw (null or absent: an empty object)
+// with head (encoded members, `"k":v,…`, whose names are keys) in front.
+// A member raw already has of those names is dropped.
+func splice(raw json.RawMessage, keys []string, head []byte) (json.RawMessage, error) {
 	body := bytes.TrimSpace(raw)
 	if len(body) == 0 || string(body) == "null" {
 		body = []byte("{}")
@@ -150,29 +175,38 @@ func addMembers(raw json.RawMessage, members ...member) (json.RawMessage, error)
 	if body[0] != '{' {
 		return nil, errors.New("params are not an object")
 	}
-	for _, m := range members {
-		if bytes.Contains(body, []byte(`"`+m.key+`"`)) {
+	for _, k := range keys {
+		if hasName(body, k) {
 			var err error
-			if body, err = dropMember(body, m.key); err != nil {
+			if body, err = dropMember(body, k); err != nil {
 				return nil, err
 			}
 		}
 	}
 	rest := bytes.TrimSpace(body[1:])
-	out := make([]byte, 0, len(body)+64)
+	out := make([]byte, 0, len(head)+len(rest)+2)
 	out = append(out, '{')
-	for i, m := range members {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = jsonrpc.AppendString(out, m.key)
-		out = append(out, ':')
-		out = append(out, m.value...)
-	}
+	out = append(out, head...)
 	if len(rest) > 0 && rest[0] != '}' {
 		out = append(out, ',')
 	}
 	return append(out, rest...), nil
+}
+
+// hasName reports whether body may hold a member named key (a quick look
+// for the quoted name anywhere; dropMember then looks properly).
+func hasName(body []byte, key string) bool {
+	for i := 0; ; {
+		j := bytes.Index(body[i:], []byte(key))
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		if at > 0 && body[at-1] == '"' && at+len(key) < len(body) && body[at+len(key)] == '"' {
+			return true
+		}
+		i = at + 1
+	}
 }
 
 // dropMember returns the object body without its top-level member key.
@@ -208,14 +242,15 @@ func (m *modernState) envelope(rq *request) map[string]string {
 // modernFields is the state of a modern session that changes, guarded by
 // Session.mu.
 type modernFields struct {
-	level       string                   // the log level asked for ("": none)
-	toolHeaders map[string][]headerParam // x-mcp-header parameters, by tool, from the last listing
-	rejected    map[string]string        // tools left out of the listing, with the reason
-	listed      bool                     // tools were listed on this session
-	subs        map[string]bool          // resource subscriptions
-	listen      *listener                // the subscriptions/listen stream, when open
-	earlyAcks   map[jsonrpc.ID]*listenFilter
-	serverInfo  *Implementation // from the last result's _meta
+	level         string                   // the log level asked for ("": none)
+	toolHeaders   map[string][]headerParam // x-mcp-header parameters, by tool, from the last listing
+	rejected      map[string]string        // tools left out of the listing, with the reason
+	listed        bool                     // tools were listed on this session
+	subs          map[string]bool          // resource subscriptions
+	listen        *listener                // the subscriptions/listen stream, when open
+	earlyAcks     map[jsonrpc.ID]*listenFilter
+	serverInfo    *Implementation // from the last result's _meta
+	serverInfoRaw []byte          // its JSON, as it came
 }
 
 // logLevel returns the log level every modern request asks for.
@@ -267,7 +302,7 @@ type resultHead struct {
 func (h *resultHead) take(c *jsonscan.Cursor, key []byte) (bool, error) {
 	switch string(key) {
 	case "resultType":
-		return true, str(c, "resultType", &h.resultType)
+		return true, word(c, "resultType", &h.resultType, "complete", "input_required")
 	case "inputRequests":
 		raw(c, &h.inputRequests)
 	case "requestState":
@@ -340,21 +375,39 @@ func (s *Session) checkComplete(method string, result json.RawMessage) error {
 	return s.checkHead(method, h, false)
 }
 
-// noteMeta keeps the server's identity from a result's _meta.
+// noteMeta keeps the server's identity from a result's _meta. A modern
+// server may send it with every result: the same bytes as last time are
+// taken for the same identity, and cost no decoding.
 func (s *Session) noteMeta(meta json.RawMessage) {
 	if len(meta) == 0 || !bytes.Contains(meta, []byte(metaServerInfo)) {
 		return
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(meta, &m) != nil {
+	var info []byte
+	c := jsonscan.NewCursor(meta)
+	if c.Kind() != '{' {
+		return
+	}
+	if c.Object(func(key []byte) error {
+		if string(key) == metaServerInfo {
+			info = c.Raw()
+		}
+		return nil
+	}) != nil || info == nil {
+		return
+	}
+	s.mu.Lock()
+	same := s.mod.serverInfo != nil && bytes.Equal(info, s.mod.serverInfoRaw)
+	s.mu.Unlock()
+	if same {
 		return
 	}
 	var impl Implementation
-	if json.Unmarshal(m[metaServerInfo], &impl) != nil || impl.Name == "" {
+	if json.Unmarshal(info, &impl) != nil || impl.Name == "" {
 		return
 	}
 	s.mu.Lock()
 	s.mod.serverInfo = &impl
+	s.mod.serverInfoRaw = bytes.Clone(info)
 	s.mu.Unlock()
 }
 

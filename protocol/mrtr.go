@@ -23,14 +23,18 @@ import (
 // (resultType, inputRequests, requestState) without decoding the rest
 // unless it is complete.
 func (s *Session) rounds(ctx context.Context, rq *request, take func(*jsonrpc.Response) (*resultHead, error)) error {
-	base, err := jsonrpc.MarshalParams(rq.params)
+	base, err := rq.marshal()
 	if err != nil {
 		return &MethodError{Method: rq.method, Err: fmt.Errorf("marshaling %s params: %v", rq.method, err)}
 	}
-	cur := *rq
-	cur.params = base
+	cur := rq
+	if rq.raw == nil && base != nil {
+		cur = &request{}
+		*cur = *rq
+		cur.raw = base
+	}
 	for round := 1; ; round++ {
-		resp, err := s.callResponse(ctx, &cur)
+		resp, err := s.callResponse(ctx, cur)
 		if err != nil {
 			return err
 		}
@@ -67,7 +71,11 @@ func (s *Session) rounds(ctx context.Context, rq *request, take func(*jsonrpc.Re
 		if err != nil {
 			return &MethodError{Method: rq.method, Err: err}
 		}
-		cur.params = p
+		if cur == rq {
+			cur = &request{}
+			*cur = *rq
+		}
+		cur.raw = p
 	}
 }
 

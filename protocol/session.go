@@ -417,7 +417,8 @@ func (s *Session) callResponse(ctx context.Context, rq *request) (*jsonrpc.Respo
 // headers.
 type request struct {
 	method  string
-	params  any
+	params  any             // marshaled when sent, unless raw is set
+	raw     json.RawMessage // params already marshaled (nil: see params)
 	opts    *CallOptions
 	name    string            // Mcp-Name: params.name or params.uri, for the methods that have one
 	extra   map[string]string // Mcp-Param-* headers of a tools/call (raw values)
@@ -425,18 +426,38 @@ type request struct {
 	endless bool              // no timeout (subscriptions/listen)
 }
 
+// marshal returns the request's params as JSON (nil for none).
+func (rq *request) marshal() (json.RawMessage, error) {
+	if rq.raw != nil || rq.params == nil {
+		return rq.raw, nil
+	}
+	raw, err := jsonrpc.MarshalParams(rq.params)
+	if err != nil {
+		return nil, fmt.Errorf("marshaling params: %v", err)
+	}
+	return raw, nil
+}
+
 // A sessionCall is a request sent under the session's timeout and not yet
-// waited for.
+// waited for. What a call needs is in this one struct (its timeout error,
+// timer state and progress entry), so that a call costs few allocations.
 type sessionCall struct {
 	s       *Session
-	rq      *request
+	rq      request         // a copy: the caller's may stay on its stack
 	ctx     context.Context // the caller's
 	cctx    context.Context // the caller's, ended by the timeout too
-	te      *TimeoutError
+	cancel  context.CancelCauseFunc
+	te      TimeoutError
+	start   time.Time
+	timeout time.Duration
+	hard    time.Time // progress extends the timeout up to here
+	timer   *time.Timer
+	fired   atomic.Bool
 	pending *jsonrpc.Pending
-	cleanup []func() // run once the call is over
-	token   string   // the progress token, when asked for
-	retried bool     // re-sent once with another version (-32022)
+	entry   *progressEntry // when progress was asked for
+	token   string         // the progress token, when asked for
+	retried bool           // re-sent once with another version (-32022)
+	over    bool           // done ran
 }
 
 // startCall sends one request bounded by the session's timeout (extended
@@ -447,47 +468,22 @@ func (s *Session) startCall(ctx context.Context, rq *request) (*sessionCall, err
 	if opts != nil && opts.Timeout > 0 {
 		timeout = opts.Timeout
 	}
-	maxTimeout := max(s.maxTimeout, timeout)
 	if err := ctx.Err(); err != nil {
 		return nil, &MethodError{Method: method, Err: err}
 	}
-	sc := &sessionCall{s: s, rq: rq, ctx: ctx, te: &TimeoutError{Method: method, Timeout: timeout}}
-	cctx, cancel := context.WithCancelCause(ctx)
-	sc.cctx = cctx
-	start := time.Now()
-	var fired atomic.Bool
-	timer := time.AfterFunc(timeout, func() {
-		if fired.Swap(true) {
-			return
-		}
-		sc.te.Timeout = time.Since(start).Round(time.Millisecond)
-		cancel(sc.te)
-	})
-	if rq.endless {
-		timer.Stop()
+	sc := &sessionCall{s: s, rq: *rq, ctx: ctx, te: TimeoutError{Method: method, Timeout: timeout}, timeout: timeout}
+	sc.cctx, sc.cancel = context.WithCancelCause(ctx)
+	sc.start = time.Now()
+	if !rq.endless {
+		sc.timer = time.AfterFunc(timeout, sc.expire)
 	}
-	sc.cleanup = append(sc.cleanup, func() { timer.Stop(); cancel(nil) })
-
 	if opts != nil && opts.Progress != nil {
-		token := fmt.Sprintf("mcpwire-%d", s.tokenSeq.Add(1))
-		sc.token = token
-		hard := start.Add(maxTimeout)
-		entry := &progressEntry{fn: opts.Progress, extend: func() {
-			if left := time.Until(hard); left > 0 && !fired.Load() {
-				timer.Reset(min(timeout, left))
-			}
-		}}
+		sc.token = fmt.Sprintf("mcpwire-%d", s.tokenSeq.Add(1))
+		sc.hard = sc.start.Add(max(s.maxTimeout, timeout))
+		sc.entry = &progressEntry{fn: opts.Progress, extend: sc.extend}
 		s.mu.Lock()
-		s.progress[token] = entry
+		s.progress[sc.token] = sc.entry
 		s.mu.Unlock()
-		sc.cleanup = append(sc.cleanup, func() {
-			s.mu.Lock()
-			delete(s.progress, token)
-			s.mu.Unlock()
-			entry.mu.Lock()
-			entry.done = true
-			entry.mu.Unlock()
-		})
 	}
 	if err := sc.send(); err != nil {
 		defer sc.done()
@@ -496,9 +492,26 @@ func (s *Session) startCall(ctx context.Context, rq *request) (*sessionCall, err
 	return sc, nil
 }
 
+// expire ends the call with its *TimeoutError, once.
+func (sc *sessionCall) expire() {
+	if sc.fired.Swap(true) {
+		return
+	}
+	sc.te.Timeout = time.Since(sc.start).Round(time.Millisecond)
+	sc.cancel(&sc.te)
+}
+
+// extend pushes the timeout back (a progress notification came), up to
+// the hard limit.
+func (sc *sessionCall) extend() {
+	if left := time.Until(sc.hard); left > 0 && !sc.fired.Load() && sc.timer != nil {
+		sc.timer.Reset(min(sc.timeout, left))
+	}
+}
+
 // send sends the call's request (again, for a retry: a new id).
 func (sc *sessionCall) send() error {
-	s, rq := sc.s, sc.rq
+	s, rq := sc.s, &sc.rq
 	var meta map[string]any
 	if rq.opts != nil && rq.opts.Meta != nil {
 		meta = rq.opts.Meta
@@ -511,24 +524,25 @@ func (sc *sessionCall) send() error {
 		m["progressToken"] = sc.token
 		meta = m
 	}
-	params := rq.params
+	params, err := rq.marshal()
+	if err != nil {
+		return &MethodError{Method: rq.method, Err: err}
+	}
 	ctx := sc.cctx
 	if ms := s.modern.Load(); ms != nil {
-		raw, err := ms.withMeta(params, meta, s.logLevel())
+		params, err = ms.withMeta(params, meta, s.logLevel())
 		if err != nil {
 			return &MethodError{Method: rq.method, Err: err}
 		}
-		params = raw
 		if s.headers {
 			ctx = withEnvelope(ctx, ms.envelope(rq))
 		}
 	} else if meta != nil {
-		var err error
 		if params, err = withMeta(params, meta); err != nil {
 			return &MethodError{Method: rq.method, Err: err}
 		}
 	}
-	p, err := s.conn.Start(ctx, rq.method, params)
+	p, err := s.conn.StartRaw(ctx, rq.method, params)
 	if err != nil {
 		return sc.fail(err)
 	}
@@ -568,39 +582,40 @@ func (sc *sessionCall) abandon() {
 
 // fail turns the error of the call into a *TimeoutError or *MethodError.
 func (sc *sessionCall) fail(err error) error {
-	if sc.ctx.Err() == nil && errors.Is(context.Cause(sc.cctx), sc.te) {
-		return sc.te
+	if sc.ctx.Err() == nil && context.Cause(sc.cctx) == error(&sc.te) {
+		return &sc.te
 	}
 	return &MethodError{Method: sc.rq.method, Err: err}
 }
 
 // done ends the call: its timer, its context, its progress token.
 func (sc *sessionCall) done() {
-	for _, f := range sc.cleanup {
-		f()
+	if sc.over {
+		return
 	}
-	sc.cleanup = nil
+	sc.over = true
+	if sc.timer != nil {
+		sc.timer.Stop()
+	}
+	sc.cancel(nil)
+	if e := sc.entry; e != nil {
+		s := sc.s
+		s.mu.Lock()
+		delete(s.progress, sc.token)
+		s.mu.Unlock()
+		e.mu.Lock()
+		e.done = true
+		e.mu.Unlock()
+	}
 }
 
-// withMeta adds _meta to params (a struct or map marshaling to an object,
-// or nil).
-func withMeta(params any, meta map[string]any) (any, error) {
-	obj := map[string]json.RawMessage{}
-	if params != nil {
-		raw, err := jsonrpc.MarshalParams(params)
-		if err != nil {
-			return nil, fmt.Errorf("marshaling params: %v", err)
-		}
-		if err := json.Unmarshal(raw, &obj); err != nil {
-			return nil, fmt.Errorf("params are not an object: %v", err)
-		}
-	}
+// withMeta adds _meta to params (a JSON object, or nil).
+func withMeta(params json.RawMessage, meta map[string]any) (json.RawMessage, error) {
 	m, err := jsonrpc.MarshalParams(meta)
 	if err != nil {
 		return nil, fmt.Errorf("marshaling _meta: %v", err)
 	}
-	obj["_meta"] = m
-	return obj, nil
+	return addMembers(params, member{"_meta", m})
 }
 
 // callInto calls method and decodes its result into out, after checking

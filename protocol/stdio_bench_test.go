@@ -46,6 +46,9 @@ const (
 // benchServer is the canned server's answers, built once at its start:
 // each answer is the bytes that follow the request's id.
 type benchServer struct {
+	modern     bool // answers server/discover (the 2026-07-28 era)
+	discover   []byte
+	modernEcho []byte // echo's answer as a modern server gives it
 	initialize []byte
 	pages      [][]byte
 	echo       []byte
@@ -53,8 +56,11 @@ type benchServer struct {
 	empty      []byte
 }
 
-func newBenchServer() *benchServer {
+func newBenchServer(modern bool) *benchServer {
 	return &benchServer{
+		modern:     modern,
+		discover:   []byte(`,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench","version":"1"}}}}` + "\n"),
+		modernEcho: []byte(`,"result":{"content":[{"type":"text","text":"hello"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench","version":"1"}}}}` + "\n"),
 		initialize: []byte(`,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"bench","version":"1"}}}` + "\n"),
 		pages:      benchToolPages(benchTools, benchPageSize),
 		echo:       []byte(`,"result":{"content":[{"type":"text","text":"hello"}]}}` + "\n"),
@@ -89,6 +95,8 @@ func benchToolPages(n, size int) [][]byte {
 // answer returns the bytes that follow the id in the answer to line.
 func (s *benchServer) answer(line []byte) []byte {
 	switch {
+	case s.modern && bytes.Contains(line, []byte(`"method":"server/discover"`)):
+		return s.discover
 	case bytes.Contains(line, []byte(`"method":"initialize"`)):
 		return s.initialize
 	case bytes.Contains(line, []byte(`"method":"tools/list"`)):
@@ -107,6 +115,9 @@ func (s *benchServer) answer(line []byte) []byte {
 		if bytes.Contains(line, []byte(`"name":"big"`)) {
 			return s.big
 		}
+		if s.modern {
+			return s.modernEcho
+		}
 		return s.echo
 	default:
 		return s.empty
@@ -117,8 +128,8 @@ func (s *benchServer) answer(line []byte) []byte {
 // and answers each request on out; notifications get no answer. Answers
 // are flushed when no further request is buffered, so that pipelined
 // requests get their answers batched, as from a real server.
-func benchServerMain(in io.Reader, out io.Writer) int {
-	s := newBenchServer()
+func benchServerMain(era string, in io.Reader, out io.Writer) int {
+	s := newBenchServer(era == "modern")
 	r := bufio.NewReaderSize(in, 64<<10)
 	w := bufio.NewWriterSize(out, 64<<10)
 	prefix := []byte(`{"jsonrpc":"2.0","id":`)
@@ -155,8 +166,10 @@ func benchServerMain(in io.Reader, out io.Writer) int {
 	}
 }
 
-func benchServerEnvList() []string {
-	return transport.ChildEnv(os.Environ(), map[string]string{benchServerEnv: "1"})
+// benchServerEnvList is the canned server's environment; era "modern"
+// makes it answer server/discover, any other a legacy server.
+func benchServerEnvList(era string) []string {
+	return transport.ChildEnv(os.Environ(), map[string]string{benchServerEnv: era})
 }
 
 func benchExe(b *testing.B) string {
@@ -171,10 +184,14 @@ func benchExe(b *testing.B) string {
 // benchSession starts the canned server through the stdio transport and
 // initializes a session; the cleanups close it and check that no process
 // is left.
-func benchSession(b *testing.B) *protocol.Session {
+func benchSession(b *testing.B) *protocol.Session { return benchSessionEra(b, "legacy") }
+
+// benchSessionEra is benchSession with a server of era ("legacy" or
+// "modern").
+func benchSessionEra(b *testing.B, era string) *protocol.Session {
 	b.Helper()
 	proctest.Check(b)
-	st := &transport.Stdio{Command: benchExe(b), Args: []string{"-test.run=^$"}, Env: benchServerEnvList()}
+	st := &transport.Stdio{Command: benchExe(b), Args: []string{"-test.run=^$"}, Env: benchServerEnvList(era)}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	conn, err := st.Connect(ctx)
@@ -185,6 +202,9 @@ func benchSession(b *testing.B) *protocol.Session {
 	if err != nil {
 		conn.Close()
 		b.Fatalf("connect: %v\nstderr: %s", err, conn.StderrTail())
+	}
+	if got := string(s.Era()); got != era {
+		b.Fatalf("the session speaks the %s era, want %s", got, era)
 	}
 	b.Cleanup(func() { s.Close() })
 	return s
@@ -201,7 +221,7 @@ func startFloorChild(b *testing.B) *floorChild {
 	b.Helper()
 	proctest.Check(b)
 	cmd := exec.Command(benchExe(b), "-test.run=^$")
-	cmd.Env = benchServerEnvList()
+	cmd.Env = benchServerEnvList("legacy")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -366,6 +386,20 @@ func BenchmarkStdioInlineSequential(b *testing.B) {
 
 func BenchmarkStdioCallToolSequential(b *testing.B) {
 	s := benchSession(b)
+	ctx := context.Background()
+	args := map[string]string{"text": "hello"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.CallTool(ctx, "echo", args, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStdioModernCallToolSequential is BenchmarkStdioCallToolSequential
+// in the 2026-07-28 era: every request carries the session's _meta.
+func BenchmarkStdioModernCallToolSequential(b *testing.B) {
+	s := benchSessionEra(b, "modern")
 	ctx := context.Background()
 	args := map[string]string{"text": "hello"}
 	b.ReportAllocs()

@@ -39,7 +39,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 		params = append(append(params, `,"arguments":`...), a...)
 	}
 	params = append(params, '}')
-	rq := &request{method: "tools/call", params: json.RawMessage(params), opts: opts, name: name}
+	rq := &request{method: "tools/call", raw: params, opts: opts, name: name}
 	mirror := s.era == EraModern && s.headers
 	if mirror {
 		hp, err := s.toolHeaders(ctx, name, false)
