@@ -110,8 +110,9 @@ type HTTPConn struct {
 	deadOnce sync.Once
 	deadErr  error
 
-	reinitMu sync.Mutex // one re-initialization at a time
-	flights  flights    // modern requests in flight (http_modern.go)
+	reinitMu sync.Mutex  // one re-initialization at a time
+	flights  flights     // modern requests in flight (http_modern.go)
+	scanners scannerPool // of answer streams done with
 
 	mu         sync.Mutex
 	closed     bool

@@ -27,7 +27,7 @@ type streamState struct {
 func (c *HTTPConn) consume(ctx context.Context, resp *http.Response, cancel context.CancelFunc, st *streamState, want jsonrpc.ID, swallow *jsonrpc.Response, as jsonrpc.ID) (progress, answered bool, err error) {
 	defer cancel()
 	defer resp.Body.Close()
-	s := newEventScanner(resp.Body)
+	s := c.scanners.get(resp.Body)
 	s.lastID, s.retry, s.retrySet = st.lastID, st.retry, st.retrySet
 	defer func() {
 		if s.lastID != st.lastID {
@@ -35,6 +35,7 @@ func (c *HTTPConn) consume(ctx context.Context, resp *http.Response, cancel cont
 		}
 		st.lastID = s.lastID
 		st.retry, st.retrySet = s.Retry()
+		c.scanners.put(s)
 	}()
 	for {
 		ev, err := s.next()

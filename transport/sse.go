@@ -6,6 +6,7 @@ import (
 	"io"
 	"iter"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -84,7 +85,38 @@ type eventScanner struct {
 }
 
 func newEventScanner(r io.Reader) *eventScanner {
-	return &eventScanner{r: bufio.NewReaderSize(r, 64<<10)}
+	return &eventScanner{r: bufio.NewReaderSize(r, sseBufSize)}
+}
+
+// sseBufSize is the size of an eventScanner's read buffer.
+const sseBufSize = 64 << 10
+
+// A scannerPool keeps the eventScanners of finished answer streams (their
+// 64 KiB buffers above all) for the next ones: a connection whose server
+// answers every POST with a stream would otherwise make that much garbage
+// per call.
+type scannerPool struct{ p sync.Pool }
+
+// get returns a scanner reading r, in its initial state.
+func (sp *scannerPool) get(r io.Reader) *eventScanner {
+	s, _ := sp.p.Get().(*eventScanner)
+	if s == nil {
+		return newEventScanner(r)
+	}
+	s.r.Reset(r)
+	return s
+}
+
+// put takes back a scanner done with, keeping its buffers but nothing of
+// the stream it read.
+func (sp *scannerPool) put(s *eventScanner) {
+	r, line := s.r, s.line[:0]
+	if cap(line) > lineChunk {
+		line = nil // do not keep what one long line grew
+	}
+	r.Reset(nil)
+	*s = eventScanner{r: r, line: line}
+	sp.p.Put(s)
 }
 
 // LastID returns the stream's last event ID ("" when none).
