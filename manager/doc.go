@@ -63,7 +63,11 @@
 // keeps running as it was and says why. [Manager.Close] stops every
 // server in parallel (HTTP: DELETE; stdio: stdin closed, then SIGTERM and
 // SIGKILL to its process group) and waits for them: no process and no
-// goroutine is left behind.
+// goroutine is left behind. Descendants that left the group (setsid,
+// daemons) are stopped too when Options.ReapOrphans is set: on Linux it
+// makes the whole program a child subreaper, for good, which is why an
+// embedding program opts in (the mcpwire command does). Options.Hurry cuts
+// the stops short (a second Ctrl-C).
 //
 // The lower layers are used through this package: [Dial] for one server
 // ([Spec], [DialOptions]), [Doctor] for a diagnosis phase by phase,
