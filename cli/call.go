@@ -31,15 +31,16 @@ func (f *interactionFlags) register(fs *flag.FlagSet) {
 
 // callReport is `mcpwire call --json` (and the last --events line).
 type callReport struct {
-	Schema            int                `json:"schema"`
-	OK                bool               `json:"ok"`
+	docHeader
 	Server            string             `json:"server"`
 	Tool              string             `json:"tool"`
 	IsError           bool               `json:"isError"`
 	Content           []protocol.Content `json:"content"`
-	StructuredContent json.RawMessage    `json:"structuredContent,omitempty"`
-	OutputProblem     string             `json:"outputProblem,omitempty"`
-	Timing            map[string]int64   `json:"timingMs"`
+	StructuredContent json.RawMessage    `json:"structuredContent"` // null when the tool sent none
+	// OutputProblem says how structuredContent fails the tool's
+	// outputSchema; "" when it does not (or there is no schema).
+	OutputProblem string           `json:"outputProblem"`
+	Timing        map[string]int64 `json:"timingMs"`
 }
 
 func runCall(ctx context.Context, inv *invocation, args []string) error {
@@ -116,7 +117,7 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 		}
 		return f
 	}
-	rep := &callReport{Schema: 1, OK: !res.IsError, Server: t.spec.Name, Tool: toolName, IsError: res.IsError,
+	rep := &callReport{docHeader: inv.header(!res.IsError), Server: t.spec.Name, Tool: toolName, IsError: res.IsError,
 		Content: res.Content, StructuredContent: res.StructuredContent, OutputProblem: res.OutputProblem,
 		Timing: map[string]int64{"spawn": conn.Spawn.Milliseconds(), "initialize": conn.Initialize.Milliseconds(), "list": listMs, "call": time.Since(start).Milliseconds()}}
 	if rep.Content == nil {

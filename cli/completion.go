@@ -17,6 +17,7 @@ const completionUsage = `load it in the shell:
 
 func runCompletion(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("completion")
+	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout, the script in it")
 	pos, _, _, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -38,6 +39,14 @@ func runCompletion(ctx context.Context, inv *invocation, args []string) error {
 		f := usageErr("no completion for %q: bash, zsh or fish", pos[0])
 		f.hints = []string{completionUsage}
 		return f
+	}
+	if inv.json {
+		inv.writeJSON(struct {
+			docHeader
+			Shell  string `json:"shell"`
+			Script string `json:"script"`
+		}{inv.header(true), pos[0], script})
+		return nil
 	}
 	_, err = inv.env.Stdout.Write([]byte(script))
 	return err

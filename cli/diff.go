@@ -26,9 +26,7 @@ type diffSide struct {
 
 // diffReport is `mcpwire diff --json`.
 type diffReport struct {
-	Schema     int       `json:"schema"`
-	Command    string    `json:"command"`
-	OK         bool      `json:"ok"`
+	docHeader
 	Old        *diffSide `json:"old"`
 	New        *diffSide `json:"new"`
 	FailOn     string    `json:"failOn"` // "breaking", "any" or "" (never)
@@ -79,7 +77,7 @@ func runDiff(ctx context.Context, inv *invocation, args []string) error {
 	if len(sides) != 2 {
 		return usageErr("diff takes two sides, OLD and NEW: snapshot files or live TARGETs (got %d)", len(sides))
 	}
-	rep := &diffReport{Schema: 1, Command: "diff", OK: true, FailOn: failOn, Changes: []change{}}
+	rep := &diffReport{docHeader: inv.header(true), FailOn: failOn, Changes: []change{}}
 	for i, sa := range sides {
 		stf := tf
 		stf.demo = demoFlag{mode: sa.demo}

@@ -127,21 +127,72 @@ func wrap(s string, width int, indent string) string {
 	return b.String()
 }
 
-// runHelp is `mcpwire help [COMMAND]`.
+// helpDoc is `mcpwire help [COMMAND] --json`: the commands (or the one
+// asked for), each with its flags and examples.
+type helpDoc struct {
+	docHeader
+	Commands []helpCommand `json:"commands"`
+}
+
+// helpCommand is one command of helpDoc.
+type helpCommand struct {
+	Name        string     `json:"name"`
+	Usage       string     `json:"usage"` // the synopsis, with the program's name
+	Short       string     `json:"short"`
+	Description string     `json:"description"`
+	Flags       []helpFlag `json:"flags"`
+	Examples    []string   `json:"examples"`
+}
+
+// helpFlag is one flag of a command.
+type helpFlag struct {
+	Flag    string `json:"flag"`  // as typed: --json, -o
+	Value   string `json:"value"` // the value's placeholder; "" for a switch
+	Usage   string `json:"usage"`
+	Default string `json:"default"` // "" when it says nothing
+}
+
+// runHelp is `mcpwire help [COMMAND] [--json]`.
 func runHelp(ctx context.Context, env Env, args []string) int {
-	if len(args) == 0 {
+	inv := newInvocation(env, &command{name: "help", usage: "help [COMMAND] [--json]"})
+	inv.wantJSON = wantsJSON(args)
+	var words []string
+	for _, a := range args {
+		switch a {
+		case "--json", "-json", "--json=true", "-json=true":
+			inv.json = true
+		default:
+			words = append(words, a)
+		}
+	}
+	switch {
+	case len(words) > 1:
+		return inv.finish(ctx, usageErr("help takes one COMMAND"))
+	case len(words) == 1 && findCommand(words[0]) == nil:
+		return inv.finish(ctx, inv.unknownCommand(words[0]))
+	case inv.json:
+		doc := helpDoc{docHeader: inv.header(true), Commands: []helpCommand{}}
+		for _, c := range visibleCommands() {
+			if len(words) == 1 && c.name != words[0] {
+				continue
+			}
+			h := commandHelp[c.name]
+			hc := helpCommand{Name: c.name, Usage: c.synopsis(inv.prog), Short: c.short, Description: h.long, Flags: []helpFlag{}, Examples: []string{}}
+			for _, f := range c.flagsOf() {
+				hc.Flags = append(hc.Flags, helpFlag{Flag: f.long(), Value: f.Value, Usage: f.Usage, Default: f.Def})
+			}
+			for _, e := range h.examples {
+				hc.Examples = append(hc.Examples, strings.ReplaceAll(e, "PROG", inv.prog))
+			}
+			doc.Commands = append(doc.Commands, hc)
+		}
+		inv.writeJSON(doc)
+		return inv.finish(ctx, nil)
+	case len(words) == 0:
 		usage(env.Stdout, env.Program)
 		return ExitOK
 	}
-	inv := newInvocation(env, &command{name: "help", usage: "help [COMMAND]"})
-	inv.wantJSON = wantsJSON(args)
-	if len(args) > 1 {
-		return inv.finish(ctx, usageErr("help takes one COMMAND"))
-	}
-	c := findCommand(args[0])
-	if c == nil {
-		return inv.finish(ctx, inv.unknownCommand(args[0]))
-	}
+	c := findCommand(words[0])
 	cinv := newInvocation(env, c)
 	return cinv.finish(ctx, c.run(ctx, cinv, []string{"--help"}))
 }

@@ -31,9 +31,7 @@ type importServer struct {
 
 // importReport is `mcpwire import --json`.
 type importReport struct {
-	Schema  int             `json:"schema"`
-	Command string          `json:"command"`
-	OK      bool            `json:"ok"`
+	docHeader
 	From    string          `json:"from"`
 	Files   []string        `json:"files"` // the client's files read
 	File    string          `json:"file"`  // mcpwire's file the servers go to
@@ -104,7 +102,7 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 			sources = append(sources, source{p, sc})
 		}
 	}
-	rep := &importReport{Schema: 1, Command: "import", OK: true, From: from, Files: []string{}, Servers: []*importServer{}}
+	rep := &importReport{docHeader: inv.header(true), From: from, Files: []string{}, Servers: []*importServer{}}
 	var looked []string
 	byName := map[string]*importServer{}
 	for _, src := range sources {

@@ -8,12 +8,20 @@ import (
 
 func runMan(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("man")
+	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout, the page in it")
 	pos, _, _, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return usageErr("man takes no arguments")
+	}
+	if inv.json {
+		inv.writeJSON(struct {
+			docHeader
+			Roff string `json:"roff"`
+		}{inv.header(true), manPage()})
+		return nil
 	}
 	_, err = inv.env.Stdout.Write([]byte(manPage()))
 	return err

@@ -14,6 +14,33 @@ import (
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
+// readDoc is `mcpwire read --json`.
+type readDoc struct {
+	docHeader
+	Server   string                      `json:"server"`
+	URI      string                      `json:"uri"`
+	Contents []protocol.ResourceContents `json:"contents"`
+	Out      string                      `json:"out"` // the file --out wrote; "" without it
+}
+
+// promptDoc is `mcpwire prompt --json`.
+type promptDoc struct {
+	docHeader
+	Server      string                   `json:"server"`
+	Prompt      string                   `json:"prompt"`
+	Description string                   `json:"description"`
+	Messages    []protocol.PromptMessage `json:"messages"`
+}
+
+// completeDoc is `mcpwire complete --json`.
+type completeDoc struct {
+	docHeader
+	Server  string   `json:"server"`
+	Values  []string `json:"values"`
+	Total   *int64   `json:"total"` // null when the server did not say
+	HasMore bool     `json:"hasMore"`
+}
+
 func runRead(ctx context.Context, inv *invocation, args []string) error {
 	var out string
 	var force bool
@@ -66,14 +93,7 @@ func runRead(ctx context.Context, inv *invocation, args []string) error {
 		}
 	}
 	if inv.json {
-		inv.writeJSON(struct {
-			Schema   int                         `json:"schema"`
-			OK       bool                        `json:"ok"`
-			Server   string                      `json:"server"`
-			URI      string                      `json:"uri"`
-			Contents []protocol.ResourceContents `json:"contents"`
-			Out      string                      `json:"out,omitempty"`
-		}{1, true, t.spec.Name, uri, res.Contents, out})
+		inv.writeJSON(readDoc{inv.header(true), t.spec.Name, uri, nonNil(res.Contents), out})
 		return nil
 	}
 	if out != "" {
@@ -124,13 +144,7 @@ func runPrompt(ctx context.Context, inv *invocation, args []string) error {
 		return inv.serverFailure(t, conn.Explain(manager.PhaseCall, err))
 	}
 	if inv.json {
-		inv.writeJSON(struct {
-			Schema int                       `json:"schema"`
-			OK     bool                      `json:"ok"`
-			Server string                    `json:"server"`
-			Prompt string                    `json:"prompt"`
-			Result *protocol.GetPromptResult `json:"result"`
-		}{1, true, t.spec.Name, name, res})
+		inv.writeJSON(promptDoc{inv.header(true), t.spec.Name, name, res.Description, nonNil(res.Messages)})
 		return nil
 	}
 	if res.Description != "" {
@@ -175,12 +189,7 @@ func runComplete(ctx context.Context, inv *invocation, args []string) error {
 		return inv.serverFailure(t, conn.Explain(manager.PhaseCall, err))
 	}
 	if inv.json {
-		inv.writeJSON(struct {
-			Schema     int                 `json:"schema"`
-			OK         bool                `json:"ok"`
-			Server     string              `json:"server"`
-			Completion protocol.Completion `json:"completion"`
-		}{1, true, t.spec.Name, res.Completion})
+		inv.writeJSON(completeDoc{inv.header(true), t.spec.Name, nonNil(res.Completion.Values), res.Completion.Total, res.Completion.HasMore})
 		return nil
 	}
 	for _, v := range res.Completion.Values {

@@ -113,13 +113,11 @@ func runSnapshot(ctx context.Context, inv *invocation, args []string) error {
 	counts := snap.counts()
 	if inv.json {
 		inv.writeJSON(struct {
-			Schema  int            `json:"schema"`
-			Command string         `json:"command"`
-			OK      bool           `json:"ok"`
-			Server  string         `json:"server"`
-			File    string         `json:"file"`
-			Counts  map[string]int `json:"counts"`
-		}{1, "snapshot", true, snap.Server, out, counts})
+			docHeader
+			Server string         `json:"server"`
+			File   string         `json:"file"`
+			Counts map[string]int `json:"counts"`
+		}{inv.header(true), snap.Server, out, counts})
 		return nil
 	}
 	inv.printf("wrote the surface of %s to %s: %s, %s, %s, %s\n", safe.Sanitize(snap.Server), out,

@@ -15,9 +15,7 @@ const Version = "0.1.0"
 
 // versionReport is `mcpwire version --json`.
 type versionReport struct {
-	Schema  int    `json:"schema"`
-	Command string `json:"command"`
-	OK      bool   `json:"ok"`
+	docHeader
 	Version string `json:"version"` // mcpwire's own, sent as clientInfo.version
 	// Module and ModuleVersion come from the build: the module path, and
 	// its version ("v1.2.3" from go install …@v1.2.3, "(devel)" from a
@@ -37,7 +35,7 @@ type versionReport struct {
 
 // buildVersion reads the build's module and VCS stamp.
 func buildVersion() *versionReport {
-	rep := &versionReport{Schema: 1, Command: "version", OK: true, Version: Version, Go: runtime.Version(),
+	rep := &versionReport{docHeader: docHeader{Schema: 1, Command: "version", OK: true}, Version: Version, Go: runtime.Version(),
 		Platform: runtime.GOOS + "/" + runtime.GOARCH, Protocols: protocol.SupportedVersions()}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
