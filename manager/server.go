@@ -402,13 +402,9 @@ func (s *server) offered() (tools []*protocol.Tool, withdrawn bool) {
 	}
 	var out []*protocol.Tool
 	for _, t := range s.tools {
-		if len(s.def.EnabledTools) > 0 && !slices.Contains(s.def.EnabledTools, t.Name) {
-			continue
+		if toolEnabled(s.def, t.Name) {
+			out = append(out, t)
 		}
-		if slices.Contains(s.def.DisabledTools, t.Name) {
-			continue
-		}
-		out = append(out, t)
 	}
 	return out, s.breakerOpen()
 }

@@ -50,20 +50,13 @@ func paginate[T any](ctx context.Context, s *Session, method string, decode func
 				yield(zero, err)
 				return
 			}
-			next, head, err := pageHead(resp.Cursor())
+			next, head, err := s.readPage(method, resp)
 			if err != nil {
-				yield(zero, &ResultError{Method: method, Err: err})
-				return
-			}
-			if err := s.checkHead(method, head, false); err != nil {
 				yield(zero, err)
 				return
 			}
 			hint.add(head, page)
-			// A missing nextCursor ends the list; so does an empty one from
-			// a legacy server, which none of the legacy revisions means as
-			// a cursor (the modern revision says it is one).
-			more := next != nil && (*next != "" || s.era == EraModern)
+			more := next != nil
 			var stop error // after this page's items
 			switch {
 			case !more:
@@ -73,9 +66,7 @@ func paginate[T any](ctx context.Context, s *Session, method string, decode func
 				stop = fmt.Errorf("%s: more than %d pages", method, maxPages)
 			default:
 				seen[*next] = true
-				sc, stop = s.startCall(ctx, &request{method: method, params: struct {
-					Cursor string `json:"cursor"`
-				}{*next}})
+				sc, stop = s.startCall(ctx, pageRequest(method, next))
 			}
 			items, err := decode(resp)
 			if err != nil {
@@ -97,6 +88,65 @@ func paginate[T any](ctx context.Context, s *Session, method string, decode func
 			}
 		}
 	}
+}
+
+// pageRequest is the request of method's page at cursor (nil: the first
+// page, asked for with no cursor).
+func pageRequest(method string, cursor *string) *request {
+	rq := &request{method: method}
+	if cursor != nil {
+		rq.raw = jsonrpc.AppendString(append(make([]byte, 0, len(*cursor)+14), `{"cursor":`...), *cursor)
+		rq.raw = append(rq.raw, '}')
+	}
+	return rq
+}
+
+// readPage reads a page's head and checks it. next is the cursor of the
+// next page, nil when there is none: a missing nextCursor ends the list;
+// so does an empty one from a legacy server, which none of the legacy
+// revisions means as a cursor (the modern revision says it is one).
+func (s *Session) readPage(method string, resp *jsonrpc.Response) (next *string, head *resultHead, err error) {
+	next, head, err = pageHead(resp.Cursor())
+	if err != nil {
+		return nil, nil, &ResultError{Method: method, Err: err}
+	}
+	if err := s.checkHead(method, head, false); err != nil {
+		return nil, nil, err
+	}
+	if next != nil && *next == "" && s.era != EraModern {
+		next = nil
+	}
+	return next, head, nil
+}
+
+// A Page is one page of a listing, as the server paged it.
+type Page[T any] struct {
+	Items []T
+	// Next is the cursor of the next page, to give to the same method;
+	// nil when this page is the last. (In the modern era "" is a cursor.)
+	Next *string
+	// Hint is the page's caching hint (modern servers; see CacheHint).
+	Hint CacheHint
+}
+
+// listPage asks for method's page at cursor (nil: the first) and takes it
+// apart with decode.
+func listPage[T any](ctx context.Context, s *Session, method string, cursor *string, decode func(*jsonrpc.Response) ([]T, error)) (*Page[T], error) {
+	hint := CacheHint{Received: time.Now()}
+	resp, err := s.callResponse(ctx, pageRequest(method, cursor))
+	if err != nil {
+		return nil, err
+	}
+	next, head, err := s.readPage(method, resp)
+	if err != nil {
+		return nil, err
+	}
+	hint.add(head, 1)
+	items, err := decode(resp)
+	if err != nil {
+		return nil, &ResultError{Method: method, Err: err}
+	}
+	return &Page[T]{Items: items, Next: next, Hint: hint}, nil
 }
 
 // pageHead reads a page's nextCursor (nil when absent or null, and for a
@@ -211,15 +261,29 @@ func (s *Session) Tools(ctx context.Context) iter.Seq2[*Tool, error] {
 	if err := s.require("tools/list", "tools"); err != nil {
 		return failing[*Tool](err)
 	}
-	return paginate(ctx, s, "tools/list", func(resp *jsonrpc.Response) ([]*Tool, error) {
-		tools, err := decodeToolsPage(resp.Cursor())
-		if err != nil {
-			return nil, err
-		}
-		tools = s.screenTools(tools)
-		s.rememberSchemas(tools)
-		return tools, nil
-	})
+	return paginate(ctx, s, "tools/list", s.decodeTools)
+}
+
+// ToolsPage lists one page of the server's tools (tools/list): the first
+// when cursor is nil, else the page at *cursor (a Page's Next), for a
+// caller that pages lazily. The tools are screened and their output
+// schemas remembered as by Tools.
+func (s *Session) ToolsPage(ctx context.Context, cursor *string) (*Page[*Tool], error) {
+	if err := s.require("tools/list", "tools"); err != nil {
+		return nil, err
+	}
+	return listPage(ctx, s, "tools/list", cursor, s.decodeTools)
+}
+
+// decodeTools takes a tools/list page apart.
+func (s *Session) decodeTools(resp *jsonrpc.Response) ([]*Tool, error) {
+	tools, err := decodeToolsPage(resp.Cursor())
+	if err != nil {
+		return nil, err
+	}
+	tools = s.screenTools(tools)
+	s.rememberSchemas(tools)
+	return tools, nil
 }
 
 // ListTools lists all of the server's tools (tools/list), following
@@ -231,13 +295,24 @@ func (s *Session) Resources(ctx context.Context) iter.Seq2[*Resource, error] {
 	if err := s.require("resources/list", "resources"); err != nil {
 		return failing[*Resource](err)
 	}
-	return paginate(ctx, s, "resources/list", func(resp *jsonrpc.Response) ([]*Resource, error) {
-		var page struct {
-			Resources []*Resource `json:"resources"`
-		}
-		err := json.Unmarshal(resp.Result, &page)
-		return dropNil(page.Resources), err
-	})
+	return paginate(ctx, s, "resources/list", decodeResources)
+}
+
+// ResourcesPage lists one page of the server's resources
+// (resources/list), as ToolsPage does.
+func (s *Session) ResourcesPage(ctx context.Context, cursor *string) (*Page[*Resource], error) {
+	if err := s.require("resources/list", "resources"); err != nil {
+		return nil, err
+	}
+	return listPage(ctx, s, "resources/list", cursor, decodeResources)
+}
+
+func decodeResources(resp *jsonrpc.Response) ([]*Resource, error) {
+	var page struct {
+		Resources []*Resource `json:"resources"`
+	}
+	err := json.Unmarshal(resp.Result, &page)
+	return dropNil(page.Resources), err
 }
 
 // ListResources lists all of the server's resources (resources/list).
@@ -250,13 +325,24 @@ func (s *Session) ResourceTemplates(ctx context.Context) iter.Seq2[*ResourceTemp
 	if err := s.require("resources/templates/list", "resources"); err != nil {
 		return failing[*ResourceTemplate](err)
 	}
-	return paginate(ctx, s, "resources/templates/list", func(resp *jsonrpc.Response) ([]*ResourceTemplate, error) {
-		var page struct {
-			ResourceTemplates []*ResourceTemplate `json:"resourceTemplates"`
-		}
-		err := json.Unmarshal(resp.Result, &page)
-		return dropNil(page.ResourceTemplates), err
-	})
+	return paginate(ctx, s, "resources/templates/list", decodeTemplates)
+}
+
+// ResourceTemplatesPage lists one page of the server's resource templates
+// (resources/templates/list), as ToolsPage does.
+func (s *Session) ResourceTemplatesPage(ctx context.Context, cursor *string) (*Page[*ResourceTemplate], error) {
+	if err := s.require("resources/templates/list", "resources"); err != nil {
+		return nil, err
+	}
+	return listPage(ctx, s, "resources/templates/list", cursor, decodeTemplates)
+}
+
+func decodeTemplates(resp *jsonrpc.Response) ([]*ResourceTemplate, error) {
+	var page struct {
+		ResourceTemplates []*ResourceTemplate `json:"resourceTemplates"`
+	}
+	err := json.Unmarshal(resp.Result, &page)
+	return dropNil(page.ResourceTemplates), err
 }
 
 // ListResourceTemplates lists all of the server's resource templates
@@ -270,13 +356,24 @@ func (s *Session) Prompts(ctx context.Context) iter.Seq2[*Prompt, error] {
 	if err := s.require("prompts/list", "prompts"); err != nil {
 		return failing[*Prompt](err)
 	}
-	return paginate(ctx, s, "prompts/list", func(resp *jsonrpc.Response) ([]*Prompt, error) {
-		var page struct {
-			Prompts []*Prompt `json:"prompts"`
-		}
-		err := json.Unmarshal(resp.Result, &page)
-		return dropNil(page.Prompts), err
-	})
+	return paginate(ctx, s, "prompts/list", decodePrompts)
+}
+
+// PromptsPage lists one page of the server's prompts (prompts/list), as
+// ToolsPage does.
+func (s *Session) PromptsPage(ctx context.Context, cursor *string) (*Page[*Prompt], error) {
+	if err := s.require("prompts/list", "prompts"); err != nil {
+		return nil, err
+	}
+	return listPage(ctx, s, "prompts/list", cursor, decodePrompts)
+}
+
+func decodePrompts(resp *jsonrpc.Response) ([]*Prompt, error) {
+	var page struct {
+		Prompts []*Prompt `json:"prompts"`
+	}
+	err := json.Unmarshal(resp.Result, &page)
+	return dropNil(page.Prompts), err
 }
 
 // ListPrompts lists all of the server's prompts (prompts/list).
