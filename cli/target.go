@@ -168,6 +168,33 @@ func (inv *invocation) warnPlainHTTP(name, raw string) {
 // startup budget, with a spinner for people.
 func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, popts protocol.Options) (*manager.Conn, error) {
 	spec := t.spec
+	opts, err := inv.dialOptions(t, tf, popts)
+	if err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, tf.startup)
+	defer cancel()
+	stop := inv.spinner("connecting to " + spec.Name)
+	conn, err := manager.Dial(sctx, spec, opts)
+	stop()
+	if err != nil {
+		if sctx.Err() != nil && ctx.Err() == nil {
+			err = withTimeoutNote(err, tf.startup)
+		}
+		return nil, inv.serverFailure(t, err)
+	}
+	if tf.logLevel != "" {
+		if err := conn.SetLogLevel(ctx, tf.logLevel); err != nil {
+			inv.say("warning: %s: logging/setLevel: %v\n", spec.Name, safe.Sanitize(err.Error()))
+		}
+	}
+	return conn, nil
+}
+
+// dialOptions prepares the target's spec (its timeout, its pinned
+// revision, its secrets) and returns how to dial it.
+func (inv *invocation) dialOptions(t *target, tf *targetFlags, popts protocol.Options) (*manager.DialOptions, error) {
+	spec := t.spec
 	if spec.AllowHTTP {
 		inv.warnPlainHTTP(spec.Name, spec.URL)
 	}
@@ -205,23 +232,7 @@ func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, 
 	if spec.Transport != "stdio" {
 		opts.HTTPClient = inv.authClient(t)
 	}
-	sctx, cancel := context.WithTimeout(ctx, tf.startup)
-	defer cancel()
-	stop := inv.spinner("connecting to " + spec.Name)
-	conn, err := manager.Dial(sctx, spec, opts)
-	stop()
-	if err != nil {
-		if sctx.Err() != nil && ctx.Err() == nil {
-			err = withTimeoutNote(err, tf.startup)
-		}
-		return nil, inv.serverFailure(t, err)
-	}
-	if tf.logLevel != "" {
-		if err := conn.SetLogLevel(ctx, tf.logLevel); err != nil {
-			inv.say("warning: %s: logging/setLevel: %v\n", spec.Name, safe.Sanitize(err.Error()))
-		}
-	}
-	return conn, nil
+	return opts, nil
 }
 
 // withTimeoutNote says that the startup budget ran out.

@@ -23,6 +23,7 @@ package peers
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -167,6 +168,10 @@ func SDKOAuthExample(t testing.TB) string {
 	return "http://localhost:" + mcpPort + "/mcp"
 }
 
+// FreePort returns a port of 127.0.0.1 that was free a moment ago, for a
+// peer that takes a fixed port.
+func FreePort(t testing.TB) string { return freePort(t) }
+
 // freePort returns a port of 127.0.0.1 that was free a moment ago.
 func freePort(t testing.TB) string {
 	t.Helper()
@@ -291,4 +296,138 @@ func (b *tailBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return strings.Join(b.lines, "\n")
+}
+
+// GoSDKVersion is the version of the official Go SDK whose example
+// servers scripts/deps.sh builds into .deps/gosdk/<version>/.
+const GoSDKVersion = "v1.8.0"
+
+// GoSDK returns the path of the Go SDK example server name (a program of
+// github.com/modelcontextprotocol/go-sdk/examples/server, e.g.
+// "everything", "hello", "sse"), built by scripts/deps.sh. They speak the
+// 2026-07-28 revision beside the legacy ones; over stdio unless given an
+// address.
+func GoSDK(t testing.TB, name string) string {
+	t.Helper()
+	return find(t, "the Go SDK example "+name, ".deps/gosdk/"+GoSDKVersion+"/"+name)
+}
+
+// GoSDKHTTP starts the Go SDK example server name over HTTP on a free port
+// of 127.0.0.1 (args gives its flags, and env its environment, for a host
+// and a port), in its own process group, and waits until it accepts
+// connections (at most StartTimeout). The examples take a fixed address:
+// when the port was taken meanwhile, the server exits and is started again
+// on another one. It returns 127.0.0.1:PORT; t.Cleanup kills the group.
+func GoSDKHTTP(t testing.TB, name string, args func(host, port string) []string, env func(port string) []string) string {
+	t.Helper()
+	bin := GoSDK(t, name)
+	var last string
+	for range 3 {
+		port := freePort(t)
+		var e []string
+		if env != nil {
+			e = env(port)
+		}
+		addr, tail, ok := startListening(t, bin, args("127.0.0.1", port), e, "127.0.0.1:"+port)
+		if ok {
+			return addr
+		}
+		last = tail
+	}
+	t.Fatalf("peers: the Go SDK example %s did not listen:\n%s", name, last)
+	return ""
+}
+
+// startListening runs bin with args (and env beside this process's
+// environment) in its own process group and waits
+// until addr accepts a connection; it reports false (with the stderr
+// tail) when the process exits first.
+func startListening(t testing.TB, bin string, args, env []string, addr string) (string, string, bool) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), env...)
+	stderr, errW, err := os.Pipe()
+	if err != nil {
+		t.Fatalf("peers: %v", err)
+	}
+	cmd.Stdout, cmd.Stderr = io.Discard, errW
+	g, err := procgroup.Start(cmd)
+	errW.Close()
+	if err != nil {
+		stderr.Close()
+		t.Fatalf("peers: starting %s: %v", bin, err)
+	}
+	tail := &tailBuffer{max: 8 << 10}
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		defer stderr.Close()
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			tail.add(sc.Text())
+		}
+	}()
+	exited := make(chan struct{})
+	go func() {
+		<-drained
+		g.Wait()
+		close(exited)
+	}()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			g.Kill()
+			<-exited
+		})
+	}
+	switch accepting(addr, exited) {
+	case errExited:
+		stop()
+		return "", tail.String(), false
+	case nil:
+		t.Cleanup(stop)
+		return addr, "", true
+	}
+	stop()
+	t.Fatalf("peers: %s did not listen on %s within %v\nstderr:\n%s", bin, addr, StartTimeout, tail)
+	return "", "", false
+}
+
+var errExited = errors.New("peers: the process exited")
+
+// accepting waits until addr accepts a connection (nil), the process ends
+// (errExited; exited may be nil), or StartTimeout passes. The examples
+// listen with http.ListenAndServe and say nothing once they do: the event
+// to wait for is a connection accepted. Each try fails at once (connection
+// refused) until then; the waits between tries are bounded by the
+// deadline, and the process's end stops them.
+func accepting(addr string, exited <-chan struct{}) error {
+	deadline := time.NewTimer(StartTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-exited:
+			return errExited
+		case <-deadline.C:
+			return fmt.Errorf("peers: nothing accepts connections on %s after %v", addr, StartTimeout)
+		case <-tick.C:
+		}
+	}
+}
+
+// WaitAccepting waits until addr accepts a connection (at most
+// StartTimeout), for servers a peer starts itself (the children of the
+// Go SDK's distributed example).
+func WaitAccepting(t testing.TB, addr string) {
+	t.Helper()
+	if err := accepting(addr, nil); err != nil {
+		t.Fatal(err)
+	}
 }
