@@ -95,6 +95,7 @@ func (c *HTTPConn) CancelRequest(id jsonrpc.ID) bool {
 		if fl.cancel != nil {
 			fl.cancel()
 		}
+		delete(c.flights.m, id)
 	}
 	c.flights.mu.Unlock()
 	return fl != nil
