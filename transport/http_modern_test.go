@@ -277,7 +277,7 @@ func TestInitializeRefusedByModernServer(t *testing.T) {
 	if err != nil || msg.(*jsonrpc.Response).Error.Code != -32020 {
 		t.Fatalf("%+v %v", msg, err)
 	}
-	if c.LegacySSE() || m.gets != 0 {
+	if c.Legacy() || m.gets != 0 {
 		t.Errorf("fell back to HTTP+SSE (%d GETs)", m.gets)
 	}
 }
