@@ -6,10 +6,12 @@ package transport
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
@@ -28,7 +30,7 @@ func (c *HTTPConn) consume(ctx context.Context, resp *http.Response, cancel cont
 	defer cancel()
 	defer resp.Body.Close()
 	s := c.scanners.get(resp.Body)
-	s.lastID, s.retry, s.retrySet = st.lastID, st.retry, st.retrySet
+	s.resume(st.lastID, st.retry, st.retrySet)
 	defer func() {
 		if s.lastID != st.lastID {
 			progress = true
@@ -102,6 +104,7 @@ func (c *HTTPConn) follow(resp *http.Response, cancel context.CancelFunc, callID
 	var st streamState
 	progress, answered, _ := c.consume(c.ctx, resp, cancel, &st, callID, nil, jsonrpc.ID{})
 	fails := 0
+	var resumeErr error // why the last resumption failed
 	for !answered && c.ctx.Err() == nil && st.lastID != "" {
 		if progress {
 			fails = 0
@@ -117,18 +120,29 @@ func (c *HTTPConn) follow(resp *http.Response, cancel context.CancelFunc, callID
 		}
 		resp, cancel, err := c.get(st.lastID)
 		if err != nil {
+			resumeErr = fmt.Errorf("resuming it with a GET (%s: %s) failed: %w", lastIDHeader, safe.Sanitize(st.lastID), err)
 			if permanent(err) {
 				break // the server cannot resume this stream
 			}
 			progress = false
 			continue
 		}
+		resumeErr = nil
 		progress, answered, _ = c.consume(c.ctx, resp, cancel, &st, callID, nil, jsonrpc.ID{})
 	}
 	if !answered && c.ctx.Err() == nil {
+		msg := "transport: the server's event stream ended before the response"
+		switch {
+		case resumeErr != nil:
+			msg += "; " + resumeErr.Error()
+		case st.lastID == "":
+			msg += " (it sent no event id to resume it by)"
+		default:
+			msg += fmt.Sprintf("; resuming it (%s: %s) made no progress %d times", lastIDHeader, safe.Sanitize(st.lastID), maxResumeTries)
+		}
 		c.deliver(c.ctx, &jsonrpc.Response{ID: callID, Error: &jsonrpc.Error{
 			Code:    jsonrpc.CodeInternalError,
-			Message: "transport: the server's event stream ended before the response",
+			Message: msg,
 		}}, nil)
 	}
 }

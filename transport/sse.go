@@ -63,8 +63,12 @@ type rawEvent struct {
 
 // An eventScanner parses an event stream, line by line, with no limit on a
 // line's length. Besides the events it keeps the stream's state: the last
-// event ID and the reconnection time, which persist across events and are
-// set even by blocks that are never dispatched.
+// event ID and the reconnection time, which persist across events. As the
+// format says, an id field sets the last event ID buffer, and the stream's
+// last event ID takes the buffer's value only when an event is dispatched
+// (at the blank line that ends it, data or not): an event cut off by the
+// end of the stream does not count, so a resumption asks for what follows
+// the last complete event. A retry field counts at once.
 type eventScanner struct {
 	r       *bufio.Reader
 	started bool // the byte-order mark was looked for
@@ -79,7 +83,8 @@ type eventScanner struct {
 	hasID   bool
 	evRetry time.Duration
 
-	lastID   string        // the last event ID buffer
+	idBuf    string        // the last event ID buffer: set by id fields
+	lastID   string        // the last event ID: idBuf as of the last dispatch
 	retry    time.Duration // the reconnection time
 	retrySet bool          // a retry field came
 }
@@ -119,7 +124,15 @@ func (sp *scannerPool) put(s *eventScanner) {
 	sp.p.Put(s)
 }
 
-// LastID returns the stream's last event ID ("" when none).
+// resume sets the state a new connection of a stream starts from: the last
+// event ID and the reconnection time of the one before.
+func (s *eventScanner) resume(lastID string, retry time.Duration, retrySet bool) {
+	s.idBuf, s.lastID = lastID, lastID
+	s.retry, s.retrySet = retry, retrySet
+}
+
+// LastID returns the stream's last event ID, as of the last event
+// dispatched ("" when none).
 func (s *eventScanner) LastID() string { return s.lastID }
 
 // Retry returns the stream's reconnection time, and whether a retry field
@@ -210,6 +223,7 @@ func (s *eventScanner) next() (rawEvent, error) {
 			return rawEvent{}, err
 		}
 		if len(line) == 0 {
+			s.lastID = s.idBuf // dispatched: its id counts now
 			if s.nData > 0 {
 				ev := rawEvent{id: s.lastID, hasID: s.hasID, typ: s.typ, data: s.data, retry: s.evRetry}
 				s.data = nil // handed over
@@ -248,7 +262,7 @@ func (s *eventScanner) next() (rawEvent, error) {
 			s.nData++
 		case "id":
 			if bytes.IndexByte(value, 0) < 0 {
-				s.lastID = string(value)
+				s.idBuf = string(value)
 				s.hasID = true
 			}
 		case "retry":
