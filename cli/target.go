@@ -34,6 +34,8 @@ type targetFlags struct {
 	// allowHTTP allows plain http to a URL target off loopback.
 	allowHTTP bool
 	protocol  string
+	// maxMessage overrides the definition's maxMessageBytes.
+	maxMessage byteSize
 }
 
 func (tf *targetFlags) register(fs *flag.FlagSet) {
@@ -46,6 +48,7 @@ func (tf *targetFlags) register(fs *flag.FlagSet) {
 	fs.Var(&tf.roots, "root", "a directory offered to the server as a root (repeatable; none unless given, or the definition's roots)")
 	fs.StringVar(&tf.logLevel, "log-level", "", "ask the server for log messages at this level and above")
 	fs.BoolVar(&tf.allowHTTP, "allow-http", false, "allow plain http to a URL target that is not loopback (a CI service container); warns, and never sends a token")
+	fs.Var(&tf.maxMessage, "max-message-bytes", "the largest message read from the server (a line, a body, an event), in bytes or with KiB, MiB, GiB (default: the definition's maxMessageBytes, else 256MiB)")
 	fs.StringVar(&tf.protocol, "protocol", "", "pin the MCP revision `VERSION` ("+strings.Join(protocol.SupportedVersions(), ", ")+"); default: detect the server's era")
 }
 
@@ -197,6 +200,9 @@ func (inv *invocation) dialOptions(t *target, tf *targetFlags, popts protocol.Op
 	spec := t.spec
 	if spec.AllowHTTP {
 		inv.warnPlainHTTP(spec.Name, spec.URL)
+	}
+	if tf.maxMessage > 0 {
+		spec.MaxMessageBytes = int64(tf.maxMessage)
 	}
 	if tf.timeout > 0 {
 		spec.Timeout = tf.timeout

@@ -188,15 +188,16 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 	switch spec.Transport {
 	case "stdio":
 		st := &transport.Stdio{
-			Command:   spec.Command,
-			Args:      spec.Args,
-			Env:       transport.ChildEnv(opts.Environ, spec.Env),
-			Dir:       spec.Dir,
-			Stderr:    opts.Stderr,
-			CloseWait: spec.ShutdownTimeout,
-			TermWait:  spec.ShutdownTimeout,
-			Hurry:     opts.Hurry,
-			Reaper:    opts.reaper,
+			Command:         spec.Command,
+			Args:            spec.Args,
+			Env:             transport.ChildEnv(opts.Environ, spec.Env),
+			Dir:             spec.Dir,
+			Stderr:          opts.Stderr,
+			CloseWait:       spec.ShutdownTimeout,
+			MaxMessageBytes: spec.MaxMessageBytes,
+			TermWait:        spec.ShutdownTimeout,
+			Hurry:           opts.Hurry,
+			Reaper:          opts.reaper,
 		}
 		if st.Reaper == nil && opts.ReapOrphans {
 			// Without a subreaper the group alone is stopped, as before.
@@ -230,7 +231,8 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 		}
 		c.Session = sess
 	case "http", "sse":
-		h := &transport.HTTP{URL: spec.URL, Client: opts.HTTPClient, Legacy: spec.Transport == "sse", Header: http.Header{}, AllowHTTP: spec.AllowHTTP}
+		h := &transport.HTTP{URL: spec.URL, Client: opts.HTTPClient, Legacy: spec.Transport == "sse", Header: http.Header{}, AllowHTTP: spec.AllowHTTP,
+			MaxMessageBytes: spec.MaxMessageBytes}
 		for k, v := range spec.Header {
 			h.Header.Set(k, v)
 		}

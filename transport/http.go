@@ -69,6 +69,10 @@ type HTTP struct {
 	// Legacy selects the 2024-11-05 HTTP+SSE transport from the start
 	// ("type": "sse").
 	Legacy bool
+	// MaxMessageBytes is the largest message read from the server, a JSON
+	// body or an event of a stream (0 = DefaultMaxMessageBytes): a larger
+	// one is a *TooLargeError, and is never held whole.
+	MaxMessageBytes int64
 	// AllowHTTP allows plain http to a host that is not loopback (the
 	// definition's "allowHttp", --allow-http): the caller warns.
 	AllowHTTP bool
@@ -99,7 +103,8 @@ type HTTPConn struct {
 	client *http.Client
 	own    bool // the client was made here
 	header http.Header
-	legacy bool // HTTP.Legacy
+	legacy bool  // HTTP.Legacy
+	max    int64 // HTTP.MaxMessageBytes, or its default
 
 	ctx    context.Context // detached from Connect's; ends on Close
 	cancel context.CancelFunc
@@ -151,6 +156,7 @@ func (h *HTTP) Connect(ctx context.Context) (*HTTPConn, error) {
 		shown:  safe.RedactURL(h.URL),
 		header: h.Header.Clone(),
 		legacy: h.Legacy,
+		max:    maxBytes(h.MaxMessageBytes),
 		queue:  make(chan item, queueSize),
 		dead:   make(chan struct{}),
 	}
@@ -220,6 +226,16 @@ func (c *HTTPConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return nil, io.EOF
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+}
+
+// failed reports whether the connection failed for good (fail).
+func (c *HTTPConn) failed() bool {
+	select {
+	case <-c.dead:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -182,7 +182,7 @@ func (m *modernRequest) post(ctx context.Context, body []byte, as jsonrpc.ID) (d
 		cancel()
 		return true, nil
 	case mt == "application/json":
-		data, err := readBody(resp)
+		data, err := c.readBody(resp)
 		discard(resp)
 		cancel()
 		if err != nil {

@@ -100,14 +100,16 @@ func mediaType(resp *http.Response) string {
 	return strings.ToLower(strings.TrimSpace(mt))
 }
 
-// readBody reads a whole JSON body.
-func readBody(resp *http.Response) ([]byte, error) {
-	if n := resp.ContentLength; n > 0 && n < 1<<30 {
+// readBody reads a whole JSON body, up to the connection's limit.
+func (c *HTTPConn) readBody(resp *http.Response) ([]byte, error) {
+	if n := resp.ContentLength; n > c.max {
+		return nil, &TooLargeError{What: "a message (an HTTP body)", Limit: c.max}
+	} else if n > 0 {
 		buf := make([]byte, n)
 		_, err := io.ReadFull(resp.Body, buf)
 		return buf, err
 	}
-	return io.ReadAll(resp.Body)
+	return readLimited(resp.Body, c.max, "a message (an HTTP body)")
 }
 
 // validSessionID reports whether id has only visible ASCII, as the
@@ -246,7 +248,7 @@ func (c *HTTPConn) answer(ctx context.Context, resp *http.Response, detach func(
 		}
 		return nil
 	case "application/json":
-		data, err := readBody(resp)
+		data, err := c.readBody(resp)
 		discard(resp)
 		cancel()
 		if err != nil {

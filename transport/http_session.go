@@ -68,7 +68,7 @@ func (c *HTTPConn) renewSession(ctx context.Context, old string) error {
 		_, answered, err = c.consume(ctx, resp, cancel, &st, id, &answer, jsonrpc.ID{})
 	case "application/json":
 		var data []byte
-		data, err = readBody(resp)
+		data, err = c.readBody(resp)
 		discard(resp)
 		cancel()
 		if err == nil {

@@ -30,6 +30,7 @@ func (c *HTTPConn) consume(ctx context.Context, resp *http.Response, cancel cont
 	defer cancel()
 	defer resp.Body.Close()
 	s := c.scanners.get(resp.Body)
+	s.max = c.max
 	s.resume(st.lastID, st.retry, st.retrySet)
 	defer func() {
 		if s.lastID != st.lastID {
@@ -44,6 +45,10 @@ func (c *HTTPConn) consume(ctx context.Context, resp *http.Response, cancel cont
 		if err != nil {
 			if err == io.EOF {
 				err = nil
+			}
+			if errors.As(err, new(*TooLargeError)) {
+				// What follows cannot be read: the connection fails.
+				c.fail(fmt.Errorf("reading from %s: %w", c.shown, err))
 			}
 			return progress, false, err
 		}
@@ -105,7 +110,7 @@ func (c *HTTPConn) follow(resp *http.Response, cancel context.CancelFunc, callID
 	progress, answered, _ := c.consume(c.ctx, resp, cancel, &st, callID, nil, jsonrpc.ID{})
 	fails := 0
 	var resumeErr error // why the last resumption failed
-	for !answered && c.ctx.Err() == nil && st.lastID != "" {
+	for !answered && c.ctx.Err() == nil && !c.failed() && st.lastID != "" {
 		if progress {
 			fails = 0
 		} else if fails++; fails > maxResumeTries {
@@ -130,7 +135,7 @@ func (c *HTTPConn) follow(resp *http.Response, cancel context.CancelFunc, callID
 		resumeErr = nil
 		progress, answered, _ = c.consume(c.ctx, resp, cancel, &st, callID, nil, jsonrpc.ID{})
 	}
-	if !answered && c.ctx.Err() == nil {
+	if !answered && c.ctx.Err() == nil && !c.failed() {
 		msg := "transport: the server's event stream ended before the response"
 		switch {
 		case resumeErr != nil:
@@ -197,7 +202,7 @@ func (c *HTTPConn) listenLoop(ready chan struct{}) {
 	var st streamState
 	fails := 0
 	first := true
-	for c.ctx.Err() == nil {
+	for c.ctx.Err() == nil && !c.failed() {
 		resp, cancel, err := c.get(st.lastID)
 		if first {
 			close(ready)

@@ -64,6 +64,7 @@ func (c *HTTPConn) startLegacy(ctx context.Context) (*legacyConn, error) {
 		defer cancel()
 		defer resp.Body.Close()
 		s := newEventScanner(resp.Body)
+		s.max = c.max
 		var endpoint string
 		for {
 			ev, err := s.next()

@@ -31,6 +31,8 @@ var helpers = map[string]func() int{
 	"env":         helperEnvDump,
 	"wait-stdin":  helperWaitStdin,
 	"big":         helperBig,
+	"bigline":     helperBigLine,
+	"endless":     helperEndless,
 }
 
 func TestMain(m *testing.M) {

@@ -87,10 +87,13 @@ type eventScanner struct {
 	lastID   string        // the last event ID: idBuf as of the last dispatch
 	retry    time.Duration // the reconnection time
 	retrySet bool          // a retry field came
+
+	max     int64 // the largest line and event data; more is a *TooLargeError
+	lineLen int64 // the bytes of the line being read
 }
 
 func newEventScanner(r io.Reader) *eventScanner {
-	return &eventScanner{r: bufio.NewReaderSize(r, sseBufSize)}
+	return &eventScanner{r: bufio.NewReaderSize(r, sseBufSize), max: DefaultMaxMessageBytes}
 }
 
 // sseBufSize is the size of an eventScanner's read buffer.
@@ -120,8 +123,13 @@ func (sp *scannerPool) put(s *eventScanner) {
 		line = nil // do not keep what one long line grew
 	}
 	r.Reset(nil)
-	*s = eventScanner{r: r, line: line}
+	*s = eventScanner{r: r, line: line, max: DefaultMaxMessageBytes}
 	sp.p.Put(s)
+}
+
+// tooLarge is the error of an event larger than the limit.
+func (s *eventScanner) tooLarge() error {
+	return &TooLargeError{What: "a message (an event of a stream)", Limit: s.max}
 }
 
 // resume sets the state a new connection of a stream starts from: the last
@@ -151,6 +159,7 @@ func (s *eventScanner) readLine() ([]byte, error) {
 	}
 	s.line = s.line[:0]
 	s.chunks = nil
+	s.lineLen = 0
 	for {
 		if _, err := s.r.Peek(1); err != nil {
 			return nil, err
@@ -174,10 +183,16 @@ func (s *eventScanner) readLine() ([]byte, error) {
 			i = j
 		}
 		if i >= 0 {
+			if s.lineLen+int64(i) > s.max {
+				return nil, s.tooLarge()
+			}
 			s.add(buf[:i])
 			s.skipLF = buf[i] == '\r'
 			s.r.Discard(i + 1)
 			return s.joined(), nil
+		}
+		if s.lineLen += int64(len(buf)); s.lineLen > s.max {
+			return nil, s.tooLarge() // an endless line is never held whole
 		}
 		s.add(buf)
 		s.r.Discard(len(buf))
@@ -254,6 +269,9 @@ func (s *eventScanner) next() (rawEvent, error) {
 					s.line = nil
 				}
 			} else {
+				if int64(len(s.data))+int64(len(value))+1 > s.max {
+					return rawEvent{}, s.tooLarge() // an endless event is never held whole
+				}
 				if s.nData > 0 {
 					s.data = append(s.data, '\n')
 				}

@@ -43,6 +43,10 @@ type Stdio struct {
 	Dir string // the working directory ("" = ours)
 
 	StderrLimit int // bytes of stderr kept for diagnostics (0 = 64 KiB)
+	// MaxMessageBytes is the longest line read from the server's stdout
+	// (0 = DefaultMaxMessageBytes): a longer one fails the connection with
+	// a *TooLargeError, and is never held whole.
+	MaxMessageBytes int64
 	// Stderr, when set, gets a copy of the child's stderr as it comes.
 	// When it has a Flush method (a streaming redactor that holds back
 	// the start of a secret, say), Flush is called once stderr ends, before
@@ -93,6 +97,7 @@ type StdioConn struct {
 	stderr *os.File
 
 	r        *jsonscan.LineReader
+	max      int64             // the longest line read
 	queue    []jsonrpc.Message // the line's messages; queue[next:] are still to read
 	next     int
 	readErr  error           // sticky: the stream ended or broke
@@ -204,7 +209,8 @@ func (s *Stdio) Connect(ctx context.Context) (*StdioConn, error) {
 		stdin:      inW,
 		stdout:     outR,
 		stderr:     errR,
-		r:          jsonscan.NewLineReader(outR),
+		r:          newLimitedLineReader(outR, maxBytes(s.MaxMessageBytes)),
+		max:        maxBytes(s.MaxMessageBytes),
 		ring:       newRing(limit),
 		stderrDone: make(chan struct{}),
 	}
@@ -330,7 +336,7 @@ func (c *StdioConn) readLine(ctx context.Context) ([]byte, error) {
 			c.readStop = deadlineOnDone(ctx, c.stdout.SetReadDeadline)
 		}
 	}
-	return c.r.ReadLine() // no length limit; about 2x a long line at peak
+	return c.r.ReadLine() // up to c.max; about 2x a long line at peak
 }
 
 // endErr turns the error that ended stdout into what Read reports.
@@ -340,6 +346,9 @@ func (c *StdioConn) endErr(ctx context.Context, err error) error {
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil {
 		return fmt.Errorf("reading from %q: %w (stream abandoned)", c.cmdName, ctx.Err())
+	}
+	if errors.As(err, new(*jsonscan.TooLongError)) {
+		return fmt.Errorf("reading from %q: %w", c.cmdName, &TooLargeError{What: "a message (a line on stdout)", Limit: c.max})
 	}
 	if err != io.EOF {
 		return fmt.Errorf("reading from %q: %v", c.cmdName, err)

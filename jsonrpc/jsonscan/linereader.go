@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -50,6 +51,38 @@ type LineReader struct {
 	// of about the same size (a server sending big results), is read
 	// straight into one slice of that size and returned without a copy.
 	lastLong int
+
+	max     int   // the longest line accepted; 0: no limit
+	tooLong error // sticky: a line was longer than max
+}
+
+// A TooLongError says that a line was longer than the most a LineReader
+// accepts (SetMax). The line is not returned, and the LineReader returns
+// the same error from then on: what follows cannot be told apart from the
+// rest of that line.
+type TooLongError struct {
+	Max int // the limit, in bytes
+}
+
+func (e *TooLongError) Error() string {
+	return fmt.Sprintf("jsonrpc: a line is longer than %d bytes", e.Max)
+}
+
+// SetMax sets the longest line accepted, in bytes (0: no limit). A longer
+// line is never held whole: reading stops once it passed max, with a
+// *TooLongError.
+func (lr *LineReader) SetMax(max int) { lr.max = max }
+
+// exceeds reports whether n bytes of one line are more than the limit,
+// and makes the LineReader fail from then on when they are.
+func (lr *LineReader) exceeds(n int) bool {
+	if lr.max <= 0 || n <= lr.max {
+		return false
+	}
+	lr.tooLong = &TooLongError{Max: lr.max}
+	lr.chunks, lr.total, lr.own0 = nil, 0, false
+	lr.r, lr.w, lr.scanned = 0, 0, 0
+	return true
 }
 
 // NewLineReader returns a LineReader that reads from r.
@@ -65,8 +98,12 @@ func newLineReaderSize(r io.Reader, size int) *LineReader {
 // unterminated line (if any, as it is but for leading white space) with
 // io.EOF, and io.EOF again after that. Other errors of the io.Reader are
 // returned as they are, with nothing of the line they cut; the next
-// ReadLine goes on with that line where it was.
+// ReadLine goes on with that line where it was. A line longer than the
+// limit of SetMax gives a *TooLongError, then and ever after.
 func (lr *LineReader) ReadLine() ([]byte, error) {
+	if lr.tooLong != nil {
+		return nil, lr.tooLong
+	}
 	if lr.chunks != nil {
 		return lr.readLong()
 	}
@@ -74,6 +111,9 @@ func (lr *LineReader) ReadLine() ([]byte, error) {
 	for {
 		if i := bytes.IndexByte(lr.buf[lr.r+lr.scanned:lr.w], '\n'); i >= 0 {
 			end := lr.r + lr.scanned + i
+			if lr.exceeds(end - lr.r) {
+				return nil, lr.tooLong
+			}
 			line := clone(trimLine(lr.buf[lr.r:end], true))
 			lr.r, lr.scanned = end+1, 0
 			if lr.r == lr.w {
@@ -82,6 +122,9 @@ func (lr *LineReader) ReadLine() ([]byte, error) {
 			return line, nil
 		}
 		lr.scanned = lr.w - lr.r
+		if lr.exceeds(lr.scanned) {
+			return nil, lr.tooLong
+		}
 		if lr.err != nil {
 			return lr.readErr(func() []byte {
 				line := clone(trimLine(lr.buf[lr.r:lr.w], false))
@@ -159,6 +202,9 @@ func (lr *LineReader) readLong() ([]byte, error) {
 		lr.total += n
 		lr.err = err
 		if i := bytes.IndexByte(fresh, '\n'); i >= 0 {
+			if lr.exceeds(lr.total - len(fresh) + i) {
+				return nil, lr.tooLong
+			}
 			rest := fresh[i+1:]
 			lr.chunks[k] = c[:len(c)+i]
 			lr.lastLong = lr.total - len(rest) - 1
@@ -168,6 +214,9 @@ func (lr *LineReader) readLong() ([]byte, error) {
 			lr.w = copy(lr.buf, rest)
 			lr.r, lr.scanned = 0, 0
 			return line, nil
+		}
+		if lr.exceeds(lr.total) {
+			return nil, lr.tooLong
 		}
 		if n == 0 && err == nil {
 			if empty++; empty == maxEmptyReads {
