@@ -91,7 +91,7 @@ func runDiff(ctx context.Context, inv *invocation, args []string) error {
 			rep.New = side
 		}
 	}
-	rep.Changes = diffSnapshots(rep.Old.snap, rep.New.snap)
+	rep.Changes = nonNil(diffSnapshots(rep.Old.snap, rep.New.snap))
 	for _, c := range rep.Changes {
 		if c.Class == classBreaking {
 			rep.Breaking++

@@ -14,11 +14,19 @@ import (
 
 // doctorReport is one server's diagnosis in `mcpwire doctor --json`.
 type doctorReport struct {
-	Server    string          `json:"server"`
-	Transport string          `json:"transport"`
-	Target    string          `json:"target"`
-	OK        bool            `json:"ok"`
-	Checks    []manager.Check `json:"checks"`
+	Server    string        `json:"server"`
+	Transport string        `json:"transport"`
+	Target    string        `json:"target"`
+	OK        bool          `json:"ok"`
+	Checks    []doctorCheck `json:"checks"`
+}
+
+// doctorCheck is one phase of a diagnosis.
+type doctorCheck struct {
+	Phase  string `json:"phase"`
+	Status string `json:"status"` // ok, warn, fail, skip
+	Detail string `json:"detail"`
+	Hint   string `json:"hint"` // what to do; "" when nothing
 }
 
 // doctorDoc is `mcpwire doctor --json`.
@@ -209,7 +217,10 @@ func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *mana
 	stop := inv.spinner("checking " + spec.Name)
 	checks := manager.Doctor(dctx, spec, opts)
 	stop()
-	r := &doctorReport{Server: spec.Name, Transport: spec.Transport, Target: spec.Target(), OK: true, Checks: checks}
+	r := &doctorReport{Server: spec.Name, Transport: spec.Transport, Target: spec.Target(), OK: true, Checks: []doctorCheck{}}
+	for _, c := range checks {
+		r.Checks = append(r.Checks, doctorCheck{Phase: c.Phase, Status: c.Status, Detail: c.Detail, Hint: c.Hint})
+	}
 	for _, c := range checks {
 		if c.Status == manager.CheckFail {
 			r.OK = false

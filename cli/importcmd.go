@@ -24,7 +24,7 @@ type importServer struct {
 	Transport   string             `json:"transport"`
 	Target      string             `json:"target"`
 	Action      string             `json:"action"` // add, added, skip, failed
-	Reason      string             `json:"reason,omitempty"`
+	Reason      string             `json:"reason"` // why skipped or failed; "" otherwise
 	Notes       []string           `json:"notes"`
 	Definition  config.ImportEntry `json:"definition"`
 }

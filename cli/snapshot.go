@@ -29,6 +29,7 @@ type snapshot struct {
 	Server            string             `json:"server"`
 	ServerInfo        snapServerInfo     `json:"serverInfo"`
 	Protocol          string             `json:"protocol"`
+	Era               string             `json:"era"` // of the protocol revision: modern or legacy
 	Capabilities      json.RawMessage    `json:"capabilities"`
 	Instructions      string             `json:"instructions,omitempty"`
 	Tools             []*snapTool        `json:"tools"`
@@ -141,8 +142,9 @@ func (inv *invocation) takeSnapshot(ctx context.Context, t *target, conn *manage
 	if err != nil {
 		return nil, inv.serverFailure(t, conn.Explain(manager.PhaseList, err))
 	}
-	init := conn.Init()
-	return newSnapshot(spec.Name, init, rep)
+	init := *conn.Init()
+	init.ProtocolVersion = conn.ProtocolVersion() // the revision spoken, in either era
+	return newSnapshot(spec.Name, &init, rep)
 }
 
 // newSnapshot builds the normalized snapshot of what a server answered.
@@ -151,6 +153,7 @@ func newSnapshot(server string, init *protocol.InitializeResult, rep *testReport
 		Schema: 1, Command: "snapshot", OK: true, Server: server,
 		ServerInfo:        snapServerInfo{Name: init.ServerInfo.Name, Title: init.ServerInfo.Title, Version: init.ServerInfo.Version},
 		Protocol:          init.ProtocolVersion,
+		Era:               string(protocol.EraOf(init.ProtocolVersion)),
 		Instructions:      init.Instructions,
 		Tools:             []*snapTool{},
 		Resources:         []*snapResource{},
