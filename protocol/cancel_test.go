@@ -2,9 +2,13 @@ package protocol
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // TestServerCancelRightBehindItsRequest sends a server request and its
@@ -41,5 +45,43 @@ func TestServerCancelRightBehindItsRequest(t *testing.T) {
 		if got != "cancelled by the server" {
 			t.Errorf("request %d: %q, want cancelled by the server", i, got)
 		}
+	}
+}
+
+// TestUndecodableAnswerFailsTheCallAtOnce answers tools/call with what
+// cannot be decoded: the call fails at once (its timeout is an hour) with
+// an *jsonrpc.AnswerError, and the server is sent no error reply.
+func TestUndecodableAnswerFailsTheCallAtOnce(t *testing.T) {
+	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
+	for _, tc := range []struct{ name, answer string }{
+		{"nested too deeply", `{"jsonrpc":"2.0","id":%s,"result":{"content":` + deep + `}}`},
+		{"result and error", `{"jsonrpc":"2.0","id":%s,"result":{},"error":{"code":1,"message":"x"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, f := startFake(t, allCaps, func(f *fakeServer, m *wire) (any, error) {
+				if m.Method != "tools/call" {
+					return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found")
+				}
+				f.wmu.Lock()
+				f.conn.Write([]byte(fmt.Sprintf(tc.answer, m.ID) + "\n"))
+				f.wmu.Unlock()
+				return nil, noAnswer
+			}, &Options{Timeout: time.Hour})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_, err := s.CallTool(ctx, "x", nil, nil)
+			var ae *jsonrpc.AnswerError
+			if !errors.As(err, &ae) || ctx.Err() != nil {
+				t.Fatalf("CallTool: %v, want an *jsonrpc.AnswerError at once", err)
+			}
+			if !strings.HasPrefix(err.Error(), "tools/call: protocol error: the answer cannot be decoded") {
+				t.Errorf("the error reads %q", err)
+			}
+			select {
+			case n := <-f.notes:
+				t.Errorf("the client sent %s after the bad answer", n.Method)
+			default:
+			}
+		})
 	}
 }
