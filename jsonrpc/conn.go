@@ -16,11 +16,13 @@ import (
 const DefaultReplyRate = 32
 
 // maxHandling bounds the peer's requests being handled at once (their
-// replies sent included); beyond it a request is not handled but answered
-// with an error, through a queue of maxRejects error replies, sent at the
-// reply rate. A request that finds that queue full too gets no answer: the
-// reader never waits, so that answers to our own calls are never held up
-// by a flood of the peer's requests.
+// replies, which wait for the reply rate, included); beyond it a request
+// is not handled but answered with an error, through a queue of
+// maxRejects error replies sent as fast as the peer takes them (they cost
+// next to nothing, and tell a flooding peer to slow down). A request that
+// finds that queue full too (a peer that sends and does not read) gets no
+// answer: the reader never waits, so that answers to our own calls are
+// never held up by the peer's requests.
 const (
 	maxHandling = 256
 	maxRejects  = 256
@@ -438,16 +440,13 @@ func (c *Conn) reject(resp *Response) {
 	}
 }
 
-// sendRejects sends the queued error replies, at the reply rate, until
-// the connection closes.
+// sendRejects sends the queued error replies until the connection
+// closes.
 func (c *Conn) sendRejects() {
 	defer c.handlers.Done()
 	for {
 		select {
 		case resp := <-c.rejects:
-			if c.limiter.wait(c.ctx) != nil {
-				return
-			}
 			c.write(resp)
 		case <-c.ctx.Done():
 			return
