@@ -53,7 +53,8 @@ type Spec struct {
 	// toolTimeout; 0: the caller's choice, else Timeout).
 	StartupTimeout, ToolTimeout time.Duration
 	// ShutdownTimeout is each wait of a stdio server's stop: after closing
-	// its stdin, and after SIGTERM (0: 2s each).
+	// its stdin, and after SIGTERM (0: 2s each); for an HTTP server, the
+	// bound of the DELETE that ends its session.
 	ShutdownTimeout time.Duration
 	// MaxMessageBytes bounds each message read from the server (0: 256 MiB).
 	MaxMessageBytes int64
@@ -232,7 +233,7 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 		c.Session = sess
 	case "http", "sse":
 		h := &transport.HTTP{URL: spec.URL, Client: opts.HTTPClient, Legacy: spec.Transport == "sse", Header: http.Header{}, AllowHTTP: spec.AllowHTTP,
-			MaxMessageBytes: spec.MaxMessageBytes}
+			MaxMessageBytes: spec.MaxMessageBytes, ShutdownTimeout: spec.ShutdownTimeout}
 		for k, v := range spec.Header {
 			h.Header.Set(k, v)
 		}

@@ -44,6 +44,7 @@ never.
 package transport
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -73,6 +74,9 @@ type HTTP struct {
 	// body or an event of a stream (0 = DefaultMaxMessageBytes): a larger
 	// one is a *TooLargeError, and is never held whole.
 	MaxMessageBytes int64
+	// ShutdownTimeout bounds the DELETE that ends the session on Close
+	// (0 = 2s).
+	ShutdownTimeout time.Duration
 	// AllowHTTP allows plain http to a host that is not loopback (the
 	// definition's "allowHttp", --allow-http): the caller warns.
 	AllowHTTP bool
@@ -103,8 +107,9 @@ type HTTPConn struct {
 	client *http.Client
 	own    bool // the client was made here
 	header http.Header
-	legacy bool  // HTTP.Legacy
-	max    int64 // HTTP.MaxMessageBytes, or its default
+	legacy bool          // HTTP.Legacy
+	max    int64         // HTTP.MaxMessageBytes, or its default
+	delete time.Duration // HTTP.ShutdownTimeout, or deleteTimeout
 
 	ctx    context.Context // detached from Connect's; ends on Close
 	cancel context.CancelFunc
@@ -157,6 +162,7 @@ func (h *HTTP) Connect(ctx context.Context) (*HTTPConn, error) {
 		header: h.Header.Clone(),
 		legacy: h.Legacy,
 		max:    maxBytes(h.MaxMessageBytes),
+		delete: cmp.Or(h.ShutdownTimeout, deleteTimeout),
 		queue:  make(chan item, queueSize),
 		dead:   make(chan struct{}),
 	}

@@ -132,7 +132,7 @@ func (c *HTTPConn) Close() error {
 
 // deleteSession tells the server the session is over; any answer will do.
 func (c *HTTPConn) deleteSession() {
-	ctx, cancel := context.WithTimeout(c.base, deleteTimeout)
+	ctx, cancel := context.WithTimeout(c.base, c.delete)
 	defer cancel()
 	req, _, err := c.newRequest(http.MethodDelete, c.url, nil, false)
 	if err != nil {
