@@ -1,16 +1,11 @@
 package cli_test
 
 import (
-	"bufio"
-	"errors"
-	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mcpwire/mcpwire/cli"
 	"github.com/mcpwire/mcpwire/internal/proctest"
@@ -71,68 +66,4 @@ func killHelpers(self string) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-}
-
-// runUntil runs mcpwire with args; with sig, it sends sig once the demo
-// logged the tool call. It returns the exit code and stderr.
-func runUntil(t *testing.T, bin string, args []string, sig syscall.Signal) (int, string) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + cmd.Dir, "MCPWIRE_HOME=" + cmd.Dir + "/mcpwire"}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	inFlight := make(chan struct{})
-	var all strings.Builder
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		sc := bufio.NewScanner(stderr)
-		seen := false
-		for sc.Scan() {
-			all.WriteString(sc.Text() + "\n")
-			if !seen && strings.Contains(sc.Text(), "demo: <- tools/call") {
-				seen = true
-				close(inFlight)
-			}
-		}
-		io.Copy(io.Discard, stderr)
-	}()
-	waited := make(chan error, 1)
-	go func() {
-		<-readDone
-		waited <- cmd.Wait()
-	}()
-	if sig != 0 {
-		select {
-		case <-inFlight:
-		case <-readDone:
-		case <-time.After(hang):
-			cmd.Process.Kill()
-			t.Fatal("the call never showed up in the demo's log")
-		}
-		cmd.Process.Signal(sig)
-	}
-	var werr error
-	select {
-	case werr = <-waited:
-	case <-time.After(hang):
-		cmd.Process.Kill()
-		<-waited
-		t.Fatalf("mcpwire did not exit\n%s", all.String())
-	}
-	var ee *exec.ExitError
-	switch {
-	case werr == nil:
-		return 0, all.String()
-	case errors.As(werr, &ee):
-		return ee.ExitCode(), all.String()
-	}
-	t.Fatal(werr)
-	return -1, ""
 }
