@@ -331,3 +331,35 @@ func TestPinnableVersions(t *testing.T) {
 }
 
 func configProtocolVersions() []string { return config.ProtocolVersions }
+
+// A modern server's tool list is kept for its ttlMs (the demo gives
+// 30 s) and not listed again before then unless list_changed says so; at
+// the first use after, it is listed again.
+func TestToolListFreshness(t *testing.T) {
+	proctest.Check(t)
+	clock := newFakeClock()
+	changed := make(chan string, 10)
+	m, _ := newManager(t, Options{Now: clock.Now, OnChange: func(server string) { changed <- server }}, demoServer{name: "m"})
+	mustTools(t, m)
+	wait(t, changed, "the first OnChange")
+	for range 3 {
+		clock.Advance(9 * time.Second)
+		if _, err := m.Tools(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if st := state(t, m, "m"); st.Stale {
+			t.Fatalf("stale %s after the start, within the ttlMs", clock.Now().Format(time.TimeOnly))
+		}
+	}
+	clock.Advance(4 * time.Second) // 31 s: over
+	if _, err := m.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := state(t, m, "m"); !st.Stale {
+		t.Fatal("not stale after the ttlMs")
+	}
+	if s := wait(t, changed, "OnChange after the listing again"); s != "m" {
+		t.Errorf("OnChange(%s)", s)
+	}
+	waitFor(t, "the list to be fresh again", func() bool { return !state(t, m, "m").Stale })
+}

@@ -56,6 +56,10 @@ type server struct {
 	refreshErr        error
 	refreshFails      int
 	refreshAt         time.Time // no refresh before then (after failures)
+	// freshTill is when the tool list a modern server gave stops being
+	// fresh (its ttlMs; 2026-07-28 caching): the next use lists again.
+	// Zero: fresh until a list_changed (no hint, a legacy server).
+	freshTill time.Time
 
 	failures int       // consecutive transport failures
 	openTill time.Time // breaker open until then
@@ -153,6 +157,7 @@ func (s *server) kickLocked() <-chan struct{} {
 	case s.starting != nil:
 		return s.starting
 	case s.conn != nil && !s.dead():
+		s.expireLocked()
 		s.refreshLocked()
 		return nil
 	case s.breakerOpen():
@@ -241,6 +246,7 @@ func (s *server) start(done chan struct{}) {
 		return
 	}
 	s.conn, s.tools, s.stale, s.refreshErr, s.refreshFails = conn, tools, false, nil, 0
+	s.freshTill = s.freshUntil(conn)
 	s.state, s.phase, s.err = StateConnected, "", nil
 	s.startFails, s.startAt = 0, time.Time{}
 	s.instructions = conn.Init().Instructions
@@ -351,6 +357,27 @@ func (s *server) toolsChanged() {
 	s.refreshLocked()
 }
 
+// freshUntil is when the tool list conn just gave stops being fresh, by
+// its caching hint; zero without one (then only list_changed makes it
+// stale).
+func (s *server) freshUntil(conn *Conn) time.Time {
+	h := conn.CacheHint("tools/list")
+	if !h.Given {
+		return time.Time{}
+	}
+	return s.m.opts.Now().Add(h.TTL)
+}
+
+// expireLocked marks the tool list stale once its caching hint's time is
+// over: the list is taken again at its next use, not before (the hint is
+// no polling interval); s.mu is held.
+func (s *server) expireLocked() {
+	if !s.stale && !s.freshTill.IsZero() && !s.m.opts.Now().Before(s.freshTill) {
+		s.stale = true
+		s.gen++
+	}
+}
+
 // refreshLocked lists the tools again in the background when the list
 // is stale, no refresh runs and the last failure's wait is over; s.mu is
 // held.
@@ -380,10 +407,11 @@ func (s *server) refresh(conn *Conn, gen int) {
 		s.refreshFails++
 		wait := backoff(s.refreshFails)
 		s.refreshAt = s.m.opts.Now().Add(wait)
-		s.refreshErr = fmt.Errorf("refreshing the tool list after list_changed: %v (the previous list is kept; tried again after %s)", err, wait)
+		s.refreshErr = fmt.Errorf("refreshing the tool list (after list_changed, or once its ttlMs was over): %v (the previous list is kept; tried again after %s)", err, wait)
 		return
 	}
 	s.tools, s.refreshErr, s.refreshFails, s.refreshAt = tools, nil, 0, time.Time{}
+	s.freshTill = s.freshUntil(conn)
 	s.stale = s.gen != gen
 	s.changedLocked()
 	s.refreshLocked()
