@@ -491,12 +491,15 @@ func TestModernResourceNotFound(t *testing.T) {
 	}
 }
 
+// A call timed out over stdio in the modern era: notifications/cancelled.
+// (The timeout is the call's own: the start keeps the default one, so
+// that a slow machine does not end the discover probe.)
 func TestModernCancelSendsCancelled(t *testing.T) {
 	s, f := startModern(t, allCaps, func(f *fakeServer, m *wire) (any, error) {
 		<-f.done
 		return nil, noAnswer
-	}, &Options{Timeout: 30 * time.Millisecond})
-	if _, err := s.CallTool(context.Background(), "sleep", nil, nil); !errors.Is(err, context.DeadlineExceeded) {
+	}, nil)
+	if _, err := s.CallTool(context.Background(), "sleep", nil, &CallOptions{Timeout: 30 * time.Millisecond}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v", err)
 	}
 	n := f.waitNote(t, "notifications/cancelled")
