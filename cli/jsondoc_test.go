@@ -299,6 +299,25 @@ type jDoctor struct {
 	} `json:"servers"`
 }
 
+type jProbe struct {
+	Server     string           `json:"server"`
+	Transport  string           `json:"transport"`
+	Target     string           `json:"target"`
+	Protocol   string           `json:"protocol"`
+	Era        string           `json:"era"`
+	Eras       string           `json:"eras"`
+	LegacySSE  bool             `json:"legacySse"`
+	ServerInfo *jImplementation `json:"serverInfo,omitempty"`
+	Revisions  []struct {
+		Protocol     string   `json:"protocol"`
+		Era          string   `json:"era"`
+		OK           bool     `json:"ok"`
+		Capabilities []string `json:"capabilities"`
+		Error        *jError  `json:"error,omitempty"`
+		DurationMs   int      `json:"durationMs"`
+	} `json:"revisions"`
+}
+
 type jImport struct {
 	From    string   `json:"from"`
 	Files   []string `json:"files"`
@@ -442,6 +461,7 @@ var docSections = map[string]reflect.Type{
 	"get":              reflect.TypeFor[jGet](),
 	"doctor":           reflect.TypeFor[jDoctor](),
 	"import":           reflect.TypeFor[jImport](),
+	"probe":            reflect.TypeFor[jProbe](),
 	"snapshot":         reflect.TypeFor[jSnapshot](),
 	"snapshot -o":      reflect.TypeFor[jSnapshotOut](),
 	"diff":             reflect.TypeFor[jDiff](),
@@ -745,6 +765,8 @@ func TestJSONDocuments(t *testing.T) {
 		{[]string{"logout", "oauth", "--json"}, 0, reflect.TypeFor[jLogout]()},
 		{[]string{"logout", "oauth", "--json"}, 0, reflect.TypeFor[jLogout]()},
 		{[]string{"doctor", "--demo", "--json"}, 0, reflect.TypeFor[jDoctor]()},
+		{[]string{"probe", "--demo", "--json"}, 0, reflect.TypeFor[jProbe]()},
+		{[]string{"probe", "--json", "--", demo, "serve-demo", "--era", "legacy"}, 0, reflect.TypeFor[jProbe]()},
 		{[]string{"doctor", "--json"}, ExitServer, reflect.TypeFor[jDoctor]()},
 		{[]string{"import", "--from", "cursor", cursor, "--json"}, 0, reflect.TypeFor[jImport]()},
 		{[]string{"snapshot", "--demo", "--json"}, 0, reflect.TypeFor[jSnapshot]()},
@@ -808,7 +830,7 @@ func TestJSONDocuments(t *testing.T) {
 	}
 	// Every visible command printed a document.
 	for _, c := range visibleCommands() {
-		if !commands[c.name] && c.name != "probe" {
+		if !commands[c.name] {
 			t.Errorf("no --json document of %s was checked", c.name)
 		}
 	}

@@ -13,30 +13,26 @@ import (
 
 // probeReport is `mcpwire probe --json`.
 type probeReport struct {
-	Schema     int                      `json:"schema"`
-	OK         bool                     `json:"ok"`
+	docHeader
 	Server     string                   `json:"server"`
 	Transport  string                   `json:"transport"`
 	Target     string                   `json:"target"`
-	Protocol   string                   `json:"protocol,omitempty"` // what a dual-era client speaks with it
-	Era        string                   `json:"era,omitempty"`      // the era of that revision
-	Eras       string                   `json:"eras"`               // "modern", "legacy", "dual" or "none"
-	LegacySSE  bool                     `json:"legacySse"`          // an HTTP server answered on HTTP+SSE only
+	Protocol   string                   `json:"protocol"`  // what a dual-era client speaks with it; "" when none
+	Era        string                   `json:"era"`       // the era of that revision; "" when none
+	Eras       string                   `json:"eras"`      // "modern", "legacy", "dual" or "none"
+	LegacySSE  bool                     `json:"legacySse"` // an HTTP server answered on HTTP+SSE only
 	ServerInfo *protocol.Implementation `json:"serverInfo,omitempty"`
 	Revisions  []probeRow               `json:"revisions"`
 }
 
 // probeRow is one revision of a probe.
 type probeRow struct {
-	Protocol     string   `json:"protocol"`
-	Era          string   `json:"era"`
-	OK           bool     `json:"ok"`
-	Capabilities []string `json:"capabilities,omitempty"`
-	Error        *struct {
-		Phase   string `json:"phase"`
-		Message string `json:"message"`
-	} `json:"error,omitempty"`
-	TimingMs int64 `json:"timingMs"`
+	Protocol     string     `json:"protocol"`
+	Era          string     `json:"era"`
+	OK           bool       `json:"ok"`
+	Capabilities []string   `json:"capabilities"`
+	Error        *jsonError `json:"error,omitempty"`
+	DurationMs   int64      `json:"durationMs"` // how long the attempt took
 }
 
 // runProbe connects to a server once per MCP revision and says which ones
@@ -81,7 +77,7 @@ func runProbe(ctx context.Context, inv *invocation, args []string) error {
 		}
 		return inv.serverFailure(t, err)
 	}
-	out := &probeReport{Schema: 1, OK: true, Server: spec.Name, Transport: spec.Transport, Target: spec.Target(),
+	out := &probeReport{docHeader: inv.header(true), Server: spec.Name, Transport: spec.Transport, Target: spec.Target(),
 		Eras: rep.Eras(), LegacySSE: rep.LegacySSE, Revisions: []probeRow{}}
 	if d := rep.Detected; d.OK {
 		out.Protocol, out.Era = d.Spoken, string(d.Era)
@@ -89,17 +85,14 @@ func runProbe(ctx context.Context, inv *invocation, args []string) error {
 		out.ServerInfo = &info
 	}
 	for _, r := range rep.Revisions {
-		row := probeRow{Protocol: r.Revision, Era: string(protocol.EraOf(r.Revision)), OK: r.OK, Capabilities: r.Capabilities, TimingMs: r.Took.Milliseconds()}
+		row := probeRow{Protocol: r.Revision, Era: string(protocol.EraOf(r.Revision)), OK: r.OK, Capabilities: nonNil(r.Capabilities), DurationMs: r.Took.Milliseconds()}
 		if r.Err != nil {
 			phase, msg := manager.PhaseInitialize, r.Err.Error()
 			var se *manager.ServerError
 			if errors.As(r.Err, &se) {
 				phase, msg = se.Phase, se.Reason()
 			}
-			row.Error = &struct {
-				Phase   string `json:"phase"`
-				Message string `json:"message"`
-			}{phase, safe.Sanitize(msg)}
+			row.Error = &jsonError{Server: spec.Name, Phase: phase, Message: safe.Sanitize(msg), Hints: []string{}}
 		}
 		out.Revisions = append(out.Revisions, row)
 	}
