@@ -36,6 +36,9 @@ import (
 
 const benchServerEnv = "MCPWIRE_PROTOCOL_BENCH_SERVER"
 
+// benchMaxMessage lets a result of 256 MiB through, with its envelope.
+const benchMaxMessage = 257 << 20
+
 const (
 	benchTools    = 5000
 	benchPageSize = 100
@@ -54,6 +57,7 @@ type benchServer struct {
 	echo       []byte
 	big        []byte
 	empty      []byte
+	sized      map[int][]byte // answers of the tool "sized", by size
 }
 
 func newBenchServer(modern bool) *benchServer {
@@ -64,9 +68,14 @@ func newBenchServer(modern bool) *benchServer {
 		initialize: []byte(`,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"bench","version":"1"}}}` + "\n"),
 		pages:      benchToolPages(benchTools, benchPageSize),
 		echo:       []byte(`,"result":{"content":[{"type":"text","text":"hello"}]}}` + "\n"),
-		big:        []byte(`,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", benchBigSize) + `"}]}}` + "\n"),
+		big:        bigAnswer(benchBigSize),
 		empty:      []byte(`,"result":{}}` + "\n"),
 	}
+}
+
+// bigAnswer is the rest of an answer whose result is one text of n bytes.
+func bigAnswer(n int) []byte {
+	return []byte(`,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", n) + `"}]}}` + "\n")
 }
 
 // benchToolPages builds the answers to tools/list: n tools in pages of
@@ -114,6 +123,17 @@ func (s *benchServer) answer(line []byte) []byte {
 	case bytes.Contains(line, []byte(`"method":"tools/call"`)):
 		if bytes.Contains(line, []byte(`"name":"big"`)) {
 			return s.big
+		}
+		if i := bytes.Index(line, []byte(`"size":`)); i >= 0 && bytes.Contains(line, []byte(`"name":"sized"`)) {
+			n, _ := strconv.Atoi(string(bytes.TrimRight(line[i+len(`"size":`):], "}\n")))
+			if s.sized == nil {
+				s.sized = map[int][]byte{}
+			}
+			if s.sized[n] == nil {
+				clear(s.sized) // one size at a time: the child's memory stays small
+				s.sized[n] = bigAnswer(n)
+			}
+			return s.sized[n]
 		}
 		if s.modern {
 			return s.modernEcho
@@ -191,7 +211,8 @@ func benchSession(b *testing.B) *protocol.Session { return benchSessionEra(b, "l
 func benchSessionEra(b *testing.B, era string) *protocol.Session {
 	b.Helper()
 	proctest.Check(b)
-	st := &transport.Stdio{Command: benchExe(b), Args: []string{"-test.run=^$"}, Env: benchServerEnvList(era)}
+	st := &transport.Stdio{Command: benchExe(b), Args: []string{"-test.run=^$"}, Env: benchServerEnvList(era),
+		MaxMessageBytes: benchMaxMessage}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	conn, err := st.Connect(ctx)

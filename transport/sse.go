@@ -7,6 +7,7 @@ import (
 	"iter"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -75,6 +76,12 @@ type eventScanner struct {
 	skipLF  bool // the last line ended with CR: a following LF belongs to it
 	line    []byte
 	chunks  [][]byte // the rest of a long line, joined once at its end
+	total   int      // the bytes in chunks
+	sized   bool     // line is a slice sized for a long line (see add)
+
+	// lastLong is the length of the last long line: the next one is read
+	// into one slice of about that size (see add).
+	lastLong int
 
 	// the event being built
 	data    []byte
@@ -103,21 +110,31 @@ const sseBufSize = 64 << 10
 // 64 KiB buffers above all) for the next ones: a connection whose server
 // answers every POST with a stream would otherwise make that much garbage
 // per call.
-type scannerPool struct{ p sync.Pool }
+// It also keeps the length of the last long line any of them read, so
+// that a server sending big results has each read into one slice.
+type scannerPool struct {
+	p        sync.Pool
+	lastLong atomic.Int64
+}
 
 // get returns a scanner reading r, in its initial state.
 func (sp *scannerPool) get(r io.Reader) *eventScanner {
 	s, _ := sp.p.Get().(*eventScanner)
 	if s == nil {
-		return newEventScanner(r)
+		s = newEventScanner(r)
+	} else {
+		s.r.Reset(r)
 	}
-	s.r.Reset(r)
+	s.lastLong = int(sp.lastLong.Load())
 	return s
 }
 
 // put takes back a scanner done with, keeping its buffers but nothing of
 // the stream it read.
 func (sp *scannerPool) put(s *eventScanner) {
+	if s.lastLong > 0 {
+		sp.lastLong.Store(int64(s.lastLong))
+	}
 	r, line := s.r, s.line[:0]
 	if cap(line) > lineChunk {
 		line = nil // do not keep what one long line grew
@@ -157,8 +174,11 @@ func (s *eventScanner) readLine() ([]byte, error) {
 			s.r.Discard(3)
 		}
 	}
+	if cap(s.line) > lineChunk {
+		s.line = nil // a long line's slice, not taken over: not kept
+	}
 	s.line = s.line[:0]
-	s.chunks = nil
+	s.chunks, s.total, s.sized = nil, 0, false
 	s.lineLen = 0
 	for {
 		if _, err := s.r.Peek(1); err != nil {
@@ -205,28 +225,56 @@ func (s *eventScanner) readLine() ([]byte, error) {
 const lineChunk = 64 << 10
 
 func (s *eventScanner) add(b []byte) {
-	if len(s.chunks) == 0 && len(s.line)+len(b) <= max(cap(s.line), lineChunk) {
-		s.line = append(s.line, b...)
+	if len(s.chunks) == 0 {
+		n := len(s.line) + len(b)
+		if n <= max(cap(s.line), lineChunk) {
+			s.line = append(s.line, b...)
+			return
+		}
+		// A long line. The next is likely of about the size of the last
+		// (a server sending big results): read it into one slice of that
+		// size, which is then the line itself, with no joining copy.
+		if hint := s.lastLong + s.lastLong/16; hint >= n && !s.sized {
+			line := make([]byte, len(s.line), hint)
+			copy(line, s.line)
+			s.line, s.sized = append(line, b...), true
+			return
+		}
+		if s.sized && n <= cap(s.line) {
+			s.line = append(s.line, b...)
+			return
+		}
+	}
+	s.total += len(b)
+	if k := len(s.chunks) - 1; k >= 0 && len(s.chunks[k])+len(b) <= cap(s.chunks[k]) {
+		s.chunks[k] = append(s.chunks[k], b...)
 		return
 	}
-	s.chunks = append(s.chunks, bytes.Clone(b))
+	// Each chunk an eighth of the line so far: the last one's waste is
+	// about 1/8 of the line at most.
+	size := max(len(b), lineChunk, (len(s.line)+s.total)/8)
+	s.chunks = append(s.chunks, append(make([]byte, 0, size), b...))
 }
 
 // joined returns the line read, joining its chunks when it has some.
 func (s *eventScanner) joined() []byte {
 	if len(s.chunks) == 0 {
+		if s.sized || len(s.line) > lineChunk {
+			s.lastLong = len(s.line)
+		}
+		s.sized = false
 		return s.line
 	}
-	n := len(s.line)
-	for _, c := range s.chunks {
-		n += len(c)
-	}
+	n := len(s.line) + s.total
 	out := make([]byte, 0, n)
 	out = append(out, s.line...)
 	for _, c := range s.chunks {
 		out = append(out, c...)
 	}
-	s.chunks = nil
+	s.chunks, s.total, s.lastLong = nil, 0, n
+	if s.sized {
+		s.line, s.sized = nil, false // the hinted slice was too small
+	}
 	return out
 }
 

@@ -135,3 +135,24 @@ func FuzzSSE(f *testing.F) {
 		}
 	})
 }
+
+// TestLongLinesSizedFromTheLast reads events whose data lines are longer
+// than the buffer, each of about, above or below the size of the one
+// before (read into one slice sized from it, or in chunks), through small
+// reads and through one scanner pool, as answer streams are.
+func TestLongLinesSizedFromTheLast(t *testing.T) {
+	var sp scannerPool
+	for i, n := range []int{200 << 10, 1 << 20, 1<<20 + 10, 300 << 10, 3 << 20, 70 << 10, 100, 5 << 20} {
+		data := strings.Repeat(string(rune('a'+i)), n)
+		in := "event: message\ndata: " + data + "\r\n: comment " + strings.Repeat("c", 100<<10) + "\n\n"
+		s := sp.get(iotest.HalfReader(strings.NewReader(in)))
+		ev, err := s.next()
+		if err != nil || string(ev.data) != data {
+			t.Fatalf("event %d (%d bytes): %d bytes, %v", i, n, len(ev.data), err)
+		}
+		if _, err := s.next(); err != io.EOF {
+			t.Fatalf("after event %d: %v", i, err)
+		}
+		sp.put(s)
+	}
+}

@@ -11,10 +11,10 @@ import (
 // are found in it and copied out; longer ones are read around it.
 const lineBufSize = 64 << 10
 
-// minChunkCap bounds how big a long line's chunks grow before they grow
-// with the line (an eighth of it) instead: a line ends in a chunk with
-// little of it used, so this bounds the waste to about 1/8 of the line.
-const minChunkCap = 1 << 20
+// A long line's chunks are each an eighth of what the line has so far (a
+// buffer's size at least): a line ends in a chunk with little of it used,
+// so the waste is about 1/8 of the line at most, and a line of any size
+// takes a few dozen chunks.
 
 // maxEmptyReads is how many reads in a row may return nothing and no
 // error before ReadLine gives up with io.ErrNoProgress.
@@ -188,8 +188,7 @@ func (lr *LineReader) readLong() ([]byte, error) {
 		k := len(lr.chunks) - 1
 		c := lr.chunks[k]
 		if len(c) == cap(c) {
-			size := min(2*cap(c), max(minChunkCap, lr.total/8))
-			c = make([]byte, 0, max(size, len(lr.buf)))
+			c = make([]byte, 0, max(len(lr.buf), lr.total/8))
 			lr.chunks = append(lr.chunks, c)
 			k++
 		}
