@@ -155,6 +155,12 @@ type Manager struct {
 	mu      sync.Mutex
 	servers []*server // in configuration order
 	closed  bool
+
+	// The names Tools gave last, and what they were made from: the same
+	// tools (the usual case) get them again without qualifying anew.
+	namesMu    sync.Mutex
+	namedPairs [][2]string
+	namedAs    []string
 }
 
 // New returns a Manager for the servers of opts.Config. Nothing starts
@@ -296,36 +302,49 @@ func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
 	}
 
 	var required []error
-	var pairs [][2]string
-	var all []Tool
-	var withdrawn []bool
+	offered := make([][]offer, len(servers))
+	out := make([]bool, len(servers))
+	n := 0
 	resources := false
-	for _, s := range servers {
+	for i, s := range servers {
 		st := s.snapshot()
 		if st.State == StateFailed && s.def.Required {
 			required = append(required, fmt.Errorf("required server %s failed: %v", s.def.Name, st.Err))
 		}
-		offered, out := s.offered()
-		for _, t := range offered {
-			pairs = append(pairs, [2]string{s.def.Name, t.Name})
-			all = append(all, Tool{Server: s.def.Name, Original: t.Name, Title: t.DisplayName(), Description: t.Description,
-				InputSchema: normalizeSchema(t.InputSchema), Annotations: t.Annotations})
-			withdrawn = append(withdrawn, out)
+		offered[i], out[i] = s.offered()
+		n += len(offered[i])
+		resources = resources || (!out[i] && s.offersResources())
+	}
+	pairs := make([][2]string, 0, n)
+	bases := make([]string, 0, n)
+	withdrawn := 0
+	for i, s := range servers {
+		for _, o := range offered[i] {
+			pairs = append(pairs, [2]string{s.def.Name, o.tool.Original})
+			bases = append(bases, o.base)
 		}
-		resources = resources || (!out && s.offersResources())
+		if out[i] {
+			withdrawn += len(offered[i])
+		}
 	}
 	// Tools withdrawn by a breaker are named too, so that names do not
 	// depend on which servers are open, and a call of one says when the
 	// server is tried again.
-	names := qualifyAll(pairs)
-	var tools []Tool
-	for i := range all {
-		all[i].Name = names[i]
-		if !withdrawn[i] {
-			tools = append(tools, all[i])
+	names := m.qualified(pairs, bases)
+	tools := make([]Tool, 0, n-withdrawn)
+	k := 0
+	for i, s := range servers {
+		mine := names[k : k+len(offered[i])]
+		if !out[i] {
+			for j, o := range offered[i] {
+				t := o.tool
+				t.Name = mine[j]
+				tools = append(tools, t)
+			}
 		}
+		s.index(offered[i], mine)
+		k += len(offered[i])
 	}
-	index(servers, all)
 	if m.opts.ResourceTools && resources {
 		tools = append(tools, resourceTools()...)
 	}
@@ -335,24 +354,35 @@ func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
 	return tools, nil
 }
 
-// index remembers which server and tool each qualified name stands for.
-// A server that offers nothing now keeps its names: a call of one of its
-// tools reconnects it, or says why not.
-func index(servers []*server, tools []Tool) {
-	per := map[string]map[string]string{}
-	for _, t := range tools {
-		if per[t.Server] == nil {
-			per[t.Server] = map[string]string{}
-		}
-		per[t.Server][t.Name] = t.Original
+// qualified is qualifyFrom, remembered: the same pairs as last time get
+// the same names at once.
+func (m *Manager) qualified(pairs [][2]string, bases []string) []string {
+	m.namesMu.Lock()
+	defer m.namesMu.Unlock()
+	if !slices.Equal(pairs, m.namedPairs) {
+		m.namedPairs, m.namedAs = pairs, qualifyFrom(pairs, bases)
 	}
-	for _, s := range servers {
-		if names, ok := per[s.def.Name]; ok {
-			s.mu.Lock()
-			s.names = names
-			s.mu.Unlock()
-		}
+	return m.namedAs
+}
+
+// index remembers which of the server's tools each qualified name stands
+// for (offers, named as names). A server that offers nothing now keeps
+// its names: a call of one of its tools reconnects it, or says why not.
+// Names that did not change keep their map.
+func (s *server) index(offers []offer, names []string) {
+	if len(offers) == 0 {
+		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if slices.Equal(s.named, names) {
+		return
+	}
+	m := make(map[string]string, len(offers))
+	for i, o := range offers {
+		m[names[i]] = o.tool.Original
+	}
+	s.names, s.named = m, names
 }
 
 // Wait starts the servers that are not running (as Tools does) and

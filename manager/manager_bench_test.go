@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -58,4 +59,62 @@ func BenchmarkBrokenStart20(b *testing.B) {
 		demoServer{name: "exits", args: []string{"--exit-at-start"}},
 		demoServer{name: "crashes", args: []string{"--crash-on-first-call", "--start-delay", "200ms"}})
 	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(budget), "budget-x")
+}
+
+// BenchmarkTools10000 holds 100 idle stdio servers of 100 tools each (the
+// demo server with 88 tools added to its 12); each op is one Tools call
+// over the 10,000 tools (issue 16 item 5: under 5 ms). It reports the heap
+// the Manager holds for them, per server, once they are connected and
+// listed (under 1 MiB): heap-B/server.
+func BenchmarkTools10000(b *testing.B) {
+	const servers, perServer = 100, 100
+	home := b.TempDir()
+	if err := os.Mkdir(filepath.Join(home, "project"), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	var defs []demoServer
+	for i := range servers {
+		defs = append(defs, demoServer{name: fmt.Sprintf("s%03d", i), args: []string{"--tools", fmt.Sprint(perServer - demoTools)}})
+	}
+	writeConfig(b, home, defs...)
+	cfg := loadConfig(b, home)
+	base := heapInUse()
+	m, err := New(Options{Config: cfg, TrustAll: true, StartupTimeout: 2 * time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	if err := m.Wait(ctx); err != nil {
+		b.Fatal(err)
+	}
+	tools, err := m.Tools(ctx)
+	if err != nil || len(tools) != servers*perServer {
+		for _, st := range m.States() {
+			if st.State != StateConnected {
+				b.Logf("%s: %s %v", st.Name, st.State, st.Err)
+			}
+		}
+		b.Fatalf("%d tools, %v", len(tools), err)
+	}
+	tools = nil
+	held := heapInUse() - base
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if tools, err := m.Tools(ctx); err != nil || len(tools) != servers*perServer {
+			b.Fatalf("%d tools, %v", len(tools), err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(held)/servers, "heap-B/server")
+}
+
+// heapInUse is the heap held by live objects, after two collections.
+func heapInUse() int64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }

@@ -90,11 +90,20 @@ func sanitize(s string) (string, bool) {
 // qualifyAll names every (server, tool) pair, breaking collisions with
 // hash suffixes. pairs must be in a stable order; the result is the same
 // for the same input.
-func qualifyAll(pairs [][2]string) []string {
+func qualifyAll(pairs [][2]string) []string { return qualifyFrom(pairs, nil) }
+
+// qualifyFrom is qualifyAll with each pair's name qualified alone given in
+// bases (nil: computed here).
+func qualifyFrom(pairs [][2]string, bases []string) []string {
 	out := make([]string, len(pairs))
-	seen := map[string]int{}
+	seen := make(map[string]int, len(pairs))
 	for i, p := range pairs {
-		n := qualify(p[0], p[1])
+		var n string
+		if bases != nil {
+			n = bases[i]
+		} else {
+			n = qualify(p[0], p[1])
+		}
 		if _, dup := seen[n]; dup {
 			s, _ := sanitize(p[0])
 			t, _ := sanitize(p[1])

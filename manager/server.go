@@ -40,7 +40,12 @@ type server struct {
 	err          error
 	conn         *Conn
 	tools        []*protocol.Tool
+	toolsVer     int               // counts the lists assigned to tools
+	offers       []offer           // tools as offered, built from tools (see offered)
+	offersVer    int               // the toolsVer offers was built from
+	offersDef    *config.Server    // the def it was built with
 	names        map[string]string // qualified → original
+	named        []string          // the qualified names names was built from, in order
 	starting     chan struct{}     // non-nil while a start is under way
 	closed       bool              // stopped for good (Close, or Update removed it)
 	lastNotice   NoticeKind        // the last notice given; "" = well
@@ -247,6 +252,7 @@ func (s *server) start(done chan struct{}) {
 	}
 	s.conn, s.tools, s.stale, s.refreshErr, s.refreshFails = conn, tools, false, nil, 0
 	s.freshTill = s.freshUntil(conn)
+	s.toolsVer++
 	s.state, s.phase, s.err = StateConnected, "", nil
 	s.startFails, s.startAt = 0, time.Time{}
 	s.instructions = conn.Init().Instructions
@@ -412,29 +418,44 @@ func (s *server) refresh(conn *Conn, gen int) {
 	}
 	s.tools, s.refreshErr, s.refreshFails, s.refreshAt = tools, nil, 0, time.Time{}
 	s.freshTill = s.freshUntil(conn)
+	s.toolsVer++
 	s.stale = s.gen != gen
 	s.changedLocked()
 	s.refreshLocked()
+}
+
+// An offer is one of a server's tools as Tools offers it (its schema
+// normalized), with its name qualified alone: Tools names it so unless
+// that name collides with another (qualifyFrom).
+type offer struct {
+	tool Tool // Name unset
+	base string
 }
 
 // offered returns the tools the server offers to a model, enabledTools
 // and disabledTools applied; withdrawn says its breaker is open, so that
 // they are not offered now, but keep their names (a call of one says when
 // the server is tried again). A session that ended keeps its list: a call
-// reconnects.
-func (s *server) offered() (tools []*protocol.Tool, withdrawn bool) {
+// reconnects. The offers are made once per list (normalizing a schema is
+// the costly part of Tools) and shared: the caller must not change them.
+func (s *server) offered() (offers []offer, withdrawn bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn == nil && s.state != StateConnected {
 		return nil, false
 	}
-	var out []*protocol.Tool
-	for _, t := range s.tools {
-		if toolEnabled(s.def, t.Name) {
-			out = append(out, t)
+	if s.offersVer != s.toolsVer || s.offersDef != s.def || s.offers == nil && len(s.tools) > 0 {
+		name := s.def.Name
+		out := make([]offer, 0, len(s.tools))
+		for _, t := range s.tools {
+			if toolEnabled(s.def, t.Name) {
+				out = append(out, offer{base: qualify(name, t.Name), tool: Tool{Server: name, Original: t.Name, Title: t.DisplayName(),
+					Description: t.Description, InputSchema: normalizeSchema(t.InputSchema), Annotations: t.Annotations}})
+			}
 		}
+		s.offers, s.offersVer, s.offersDef = out, s.toolsVer, s.def
 	}
-	return out, s.breakerOpen()
+	return s.offers, s.breakerOpen()
 }
 
 // session returns the live session, starting one first (and waiting for
