@@ -406,6 +406,16 @@ type jDiff struct {
 	} `json:"changes"`
 }
 
+type jEvent struct {
+	Event   string `json:"event"`
+	Method  string `json:"method,omitempty"`
+	Params  any    `json:"params,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	Server  string `json:"server,omitempty"`
+	URL     string `json:"url,omitempty"`
+	Result  any    `json:"result,omitempty"`
+}
+
 type jCompletion struct {
 	Shell  string `json:"shell"`
 	Script string `json:"script"`
@@ -462,6 +472,7 @@ var docSections = map[string]reflect.Type{
 	"doctor":           reflect.TypeFor[jDoctor](),
 	"import":           reflect.TypeFor[jImport](),
 	"probe":            reflect.TypeFor[jProbe](),
+	"Events":           reflect.TypeFor[jEvent](),
 	"snapshot":         reflect.TypeFor[jSnapshot](),
 	"snapshot -o":      reflect.TypeFor[jSnapshotOut](),
 	"diff":             reflect.TypeFor[jDiff](),
@@ -799,7 +810,7 @@ func TestJSONDocuments(t *testing.T) {
 		if rn.shape == nil {
 			// login --json: the authorization_url event line, then the document.
 			line, rest, _ := strings.Cut(stdout, "\n")
-			if p := checkDocLine(line); p != "" {
+			if p := checkEvent(line); len(p) > 0 || !strings.Contains(line, `"event":"authorization_url"`) {
 				t.Errorf("%s: the event line: %s\n%s", name, p, stdout)
 			}
 			stdout, rn.shape = rest, reflect.TypeFor[jLogin]()
@@ -816,8 +827,13 @@ func TestJSONDocuments(t *testing.T) {
 		}
 	}
 	// --events: the result is the --json document of the command.
-	code, stdout, _ := r.run("call", "--demo", "notify", "--events")
+	code, stdout, _ := r.run("call", "--demo", "notify", "--events", "--log-level", "debug")
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	for _, l := range lines {
+		if p := checkEvent(l); len(p) > 0 {
+			t.Errorf("call --events line %s:\n  %s", l, strings.Join(p, "\n  "))
+		}
+	}
 	var last struct {
 		Event  string          `json:"event"`
 		Result json.RawMessage `json:"result"`
@@ -836,24 +852,22 @@ func TestJSONDocuments(t *testing.T) {
 	}
 }
 
-// checkDocLine checks login's authorization_url event line.
-func checkDocLine(line string) string {
-	var ev struct {
-		Schema  int    `json:"schema"`
-		Command string `json:"command"`
-		Event   string `json:"event"`
-		Server  string `json:"server"`
-		URL     string `json:"url"`
-	}
+// checkEvent checks one NDJSON line of --events against jEvent.
+func checkEvent(line string) []string {
+	var v any
 	dec := json.NewDecoder(strings.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&ev); err != nil {
-		return err.Error()
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return []string{err.Error()}
 	}
-	if ev.Schema != 1 || ev.Event != "authorization_url" || ev.URL == "" {
-		return "not an authorization_url event"
+	problems := checkValue("", v, reflect.TypeFor[jEvent]())
+	if err := noDuplicates([]byte(line)); err != nil {
+		problems = append(problems, err.Error())
 	}
-	return ""
+	if strings.Contains(strings.TrimSpace(line), "\n") {
+		problems = append(problems, "more than one line")
+	}
+	return problems
 }
 
 // TestJSONDocsMatchShapes: docs/json.md documents exactly the members of

@@ -57,11 +57,9 @@ type loginDoc struct {
 // loginEvent is the line login prints on stdout with --json or --events
 // when it opens the browser, so that an agent can show the address.
 type loginEvent struct {
-	Schema  int    `json:"schema"`
-	Command string `json:"command"`
-	Event   string `json:"event"` // "authorization_url"
-	Server  string `json:"server"`
-	URL     string `json:"url"`
+	Event  string `json:"event"` // "authorization_url"
+	Server string `json:"server"`
+	URL    string `json:"url"`
 }
 
 func runLogin(ctx context.Context, inv *invocation, args []string) error {
@@ -339,7 +337,7 @@ func (b *browser) open(authURL string) error {
 	inv := b.inv
 	b.stopSpinner()
 	if b.event {
-		inv.emitLine(loginEvent{Schema: 1, Command: "login", Event: "authorization_url", Server: b.server, URL: authURL})
+		inv.emitLine(loginEvent{Event: "authorization_url", Server: b.server, URL: authURL})
 	}
 	if b.noBrowser {
 		inv.eprintf("Open this address in a browser and log in:\n\n  %s\n\n", authURL)

@@ -178,3 +178,24 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+// TestColour: colour only on a terminal, never with NO_COLOR (any value)
+// or TERM=dumb.
+func TestColour(t *testing.T) {
+	for _, c := range []struct {
+		terminal bool
+		env      map[string]string
+		want     bool
+	}{
+		{true, nil, true},
+		{false, nil, false},
+		{true, map[string]string{"NO_COLOR": "1"}, false},
+		{true, map[string]string{"NO_COLOR": "anything"}, false},
+		{true, map[string]string{"TERM": "dumb"}, false},
+	} {
+		inv := newInvocation(Env{Stdout: &bytes.Buffer{}, StdoutIsTerminal: c.terminal, Getenv: func(k string) string { return c.env[k] }}, &command{name: "list"})
+		if got := strings.Contains(inv.green("✓"), "\x1b["); got != c.want {
+			t.Errorf("terminal %v, env %v: colour %v, want %v", c.terminal, c.env, got, c.want)
+		}
+	}
+}
