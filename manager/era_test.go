@@ -65,19 +65,6 @@ func (ev *eraEvents) options() protocol.Options {
 	}
 }
 
-// wait waits for a value on ch, or fails the test.
-func wait[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(20 * time.Second):
-		t.Fatalf("no %s", what)
-		var zero T
-		return zero
-	}
-}
-
 // TestCompatibilityMatrix runs the 2026-07-28 revision's compatibility
 // matrix (basic/versioning.mdx) against the demo, over stdio and HTTP:
 // the dual-era client against modern-only, legacy-only and dual-era
@@ -177,13 +164,13 @@ func exerciseDemo(t *testing.T, ctx context.Context, conn *Conn, ev *eraEvents, 
 	if err := conn.Subscribe(ctx, "demo://readme"); err != nil {
 		t.Fatalf("subscribe: %v", err)
 	}
-	if uri := wait(t, ev.updated, "resources/updated"); uri != "demo://readme" {
+	if uri := receive(t, ev.updated, "resources/updated"); uri != "demo://readme" {
 		t.Errorf("updated %s", uri)
 	}
 	if _, err := conn.CallTool(ctx, "notify", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	wait(t, ev.changed, "tools/list_changed")
+	receive(t, ev.changed, "tools/list_changed")
 	_, err = conn.ReadResource(ctx, "demo://nope")
 	if !protocol.IsResourceNotFound(err) {
 		t.Errorf("reading demo://nope: %v", err)
@@ -341,7 +328,7 @@ func TestToolListFreshness(t *testing.T) {
 	changed := make(chan string, 10)
 	m, _ := newManager(t, Options{Now: clock.Now, OnChange: func(server string) { changed <- server }}, demoServer{name: "m"})
 	mustTools(t, m)
-	wait(t, changed, "the first OnChange")
+	receive(t, changed, "the first OnChange")
 	for range 3 {
 		clock.Advance(9 * time.Second)
 		if _, err := m.Tools(context.Background()); err != nil {
@@ -358,7 +345,7 @@ func TestToolListFreshness(t *testing.T) {
 	if st := state(t, m, "m"); !st.Stale {
 		t.Fatal("not stale after the ttlMs")
 	}
-	if s := wait(t, changed, "OnChange after the listing again"); s != "m" {
+	if s := receive(t, changed, "OnChange after the listing again"); s != "m" {
 		t.Errorf("OnChange(%s)", s)
 	}
 	waitFor(t, "the list to be fresh again", func() bool { return !state(t, m, "m").Stale })

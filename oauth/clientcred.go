@@ -48,10 +48,7 @@ type ClientCredentialsOptions struct {
 func ClientCredentials(ctx context.Context, opts ClientCredentialsOptions) (*Token, error) {
 	ctx = withServerURL(ctx, opts.ServerURL)
 	log := &logger{opts.Logf}
-	now := time.Now()
-	if opts.Now != nil {
-		now = opts.Now()
-	}
+	now := nowOf(opts.Now)
 	if opts.ClientID == "" {
 		return nil, fmt.Errorf("client credentials: %w", ErrNoClientID)
 	}
@@ -124,8 +121,21 @@ func (s *session) save(store *Store, name string, reg *ClientRegistration, tok *
 	if store == nil {
 		return nil
 	}
-	return store.Save(name, &Record{Resource: s.resource, Issuer: s.issuer, TokenEndpoint: s.md.TokenEndpoint, RevocationEndpoint: s.md.RevocationEndpoint,
-		Client: reg, Token: tok, Scopes: scopes, Grant: grant, UpdatedAt: now.UTC()})
+	return store.Save(name, s.record(reg, tok, scopes, grant, now))
+}
+
+// record is what a flow without a browser saves.
+func (s *session) record(reg *ClientRegistration, tok *Token, scopes []string, grant string, now time.Time) *Record {
+	return &Record{Resource: s.resource, Issuer: s.issuer, TokenEndpoint: s.md.TokenEndpoint, RevocationEndpoint: s.md.RevocationEndpoint,
+		Client: reg, Token: tok, Scopes: scopes, Grant: grant, UpdatedAt: now.UTC()}
+}
+
+// nowOf is f's time, or the clock's when f is nil.
+func nowOf(f func() time.Time) time.Time {
+	if f != nil {
+		return f()
+	}
+	return time.Now()
 }
 
 func deleteScope(s []string, name string) []string {

@@ -56,10 +56,7 @@ type CrossAppOptions struct {
 func CrossAppAccess(ctx context.Context, opts CrossAppOptions) (*Token, error) {
 	ctx = withServerURL(ctx, opts.ServerURL)
 	log := &logger{opts.Logf}
-	now := time.Now()
-	if opts.Now != nil {
-		now = opts.Now()
-	}
+	now := nowOf(opts.Now)
 	if opts.IDToken == "" || opts.IdPTokenEndpoint == "" {
 		return nil, errors.New("cross-app access: need an ID token and the IdP token endpoint")
 	}
@@ -182,10 +179,7 @@ type WorkloadOptions struct {
 func WorkloadIdentity(ctx context.Context, opts WorkloadOptions) (*Token, error) {
 	ctx = withServerURL(ctx, opts.ServerURL)
 	log := &logger{opts.Logf}
-	now := time.Now()
-	if opts.Now != nil {
-		now = opts.Now()
-	}
+	now := nowOf(opts.Now)
 	if opts.ClientID == "" {
 		return nil, fmt.Errorf("workload identity: %w", ErrNoClientID)
 	}
@@ -214,8 +208,8 @@ func WorkloadIdentity(ctx context.Context, opts WorkloadOptions) (*Token, error)
 		return nil, fmt.Errorf("workload identity: %w", err)
 	}
 	if opts.Store != nil {
-		rec := &Record{Resource: s.resource, Issuer: s.issuer, TokenEndpoint: md.TokenEndpoint, RevocationEndpoint: md.RevocationEndpoint,
-			Client: reg, Token: tok, Scopes: scopes, Grant: "jwt-bearer", AssertionFile: opts.AssertionFile, UpdatedAt: now.UTC()}
+		rec := s.record(reg, tok, scopes, "jwt-bearer", now)
+		rec.AssertionFile = opts.AssertionFile
 		if err := opts.Store.Save(opts.ServerName, rec); err != nil {
 			return tok, fmt.Errorf("workload identity: %w", err)
 		}

@@ -80,6 +80,14 @@ func startFake(t *testing.T, caps string, h func(f *fakeServer, m *wire) (any, e
 		}
 		return h(f, m)
 	})
+	s := connectFake(t, f, opts)
+	f.waitNote(t, "notifications/initialized")
+	return s, f
+}
+
+// connectFake connects a session to f, closed when the test ends.
+func connectFake(t *testing.T, f *fakeServer, opts *Options) *Session {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	s, err := Connect(ctx, f.stream(), opts)
@@ -87,8 +95,7 @@ func startFake(t *testing.T, caps string, h func(f *fakeServer, m *wire) (any, e
 		t.Fatalf("Connect: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
-	f.waitNote(t, "notifications/initialized")
-	return s, f
+	return s
 }
 
 // newFake starts a fake server; stream gives the client's end.

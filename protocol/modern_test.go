@@ -65,14 +65,7 @@ func startModern(t *testing.T, caps string, h func(f *fakeServer, m *wire) (any,
 		}
 		return h(f, m)
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	s, err := Connect(ctx, f.stream(), opts)
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, f
+	return connectFake(t, f, opts), f
 }
 
 func TestModernDiscover(t *testing.T) {

@@ -40,6 +40,22 @@ everything="$dest/node_modules/@modelcontextprotocol/server-everything/dist/inde
 GOSDK_VERSION=v1.8.0
 gosdk="$dest/gosdk/$GOSDK_VERSION"
 
+# retry WHAT LOG FAILURE CMD...: runs CMD (its output to LOG) up to three
+# times, a pause growing between; after the third failure it says FAILURE
+# and ends the script.
+retry() {
+	local what=$1 log=$2 failure=$3 attempt
+	shift 3
+	for attempt in 1 2 3; do
+		"$@" >"$log" 2>&1 && return 0
+		echo "deps: $what failed (attempt $attempt of 3); last lines:" >&2
+		tail -n 5 "$log" >&2
+		((attempt < 3)) && sleep $((attempt * 5))
+	done
+	echo "deps: $failure" >&2
+	exit 1
+}
+
 installed() {
 	[[ -f "$stamp" && "$(cat "$stamp")" == "$hash" && -x "$node22" && -f "$conformance" && -f "$alpha" && -f "$everything" ]]
 }
@@ -51,17 +67,8 @@ else
 	mkdir -p "$dest"
 	rm -f "$stamp"
 	cp "$src/package.json" "$src/package-lock.json" "$src/.npmrc" "$dest/"
-	ok=
-	for attempt in 1 2 3; do
-		if (cd "$dest" && npm ci --no-audit --no-fund --loglevel=error --engine-strict=false >"$dest/npm.log" 2>&1); then
-			ok=1
-			break
-		fi
-		echo "deps: npm ci failed (attempt $attempt of 3); last lines:" >&2
-		tail -n 5 "$dest/npm.log" >&2
-		sleep $((attempt * 5))
-	done
-	[[ -n "$ok" ]] || { echo "deps: could not install the test peers; see .deps/npm.log" >&2; exit 1; }
+	retry "npm ci" "$dest/npm.log" "could not install the test peers; see .deps/npm.log" \
+		bash -c 'cd "$1" && npm ci --no-audit --no-fund --loglevel=error --engine-strict=false' _ "$dest"
 	for f in "$node22" "$conformance" "$alpha" "$everything"; do
 		[[ -e "$f" ]] || { echo "deps: npm ci finished but $f is missing" >&2; exit 1; }
 	done
@@ -78,18 +85,9 @@ else
 	command -v go >/dev/null || { echo "deps: go is not on PATH" >&2; exit 1; }
 	rm -rf "$gosdk"
 	mkdir -p "$gosdk"
-	ok=
-	for attempt in 1 2 3; do
-		if (cd "$gosdk" && GOBIN="$gosdk" GOFLAGS= GOWORK=off CGO_ENABLED=0 \
-			go install "github.com/modelcontextprotocol/go-sdk/examples/server/...@$GOSDK_VERSION" >"$gosdk/go.log" 2>&1); then
-			ok=1
-			break
-		fi
-		echo "deps: go install of the Go SDK examples failed (attempt $attempt of 3); last lines:" >&2
-		tail -n 5 "$gosdk/go.log" >&2
-		sleep $((attempt * 5))
-	done
-	[[ -n "$ok" ]] || { echo "deps: could not build the Go SDK examples; see ${gosdk#"$root"/}/go.log" >&2; exit 1; }
+	retry "go install of the Go SDK examples" "$gosdk/go.log" "could not build the Go SDK examples; see ${gosdk#"$root"/}/go.log" \
+		env -C "$gosdk" GOBIN="$gosdk" GOFLAGS= GOWORK=off CGO_ENABLED=0 \
+		go install "github.com/modelcontextprotocol/go-sdk/examples/server/...@$GOSDK_VERSION"
 	for f in everything hello sse; do
 		[[ -x "$gosdk/$f" ]] || { echo "deps: go install finished but $gosdk/$f is missing" >&2; exit 1; }
 	done

@@ -174,19 +174,28 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 		httpError(w, http.StatusServiceUnavailable, "shutting down")
 		return
 	}
+	// relay hands the request's messages to emit until its answer is
+	// ready; false when the client went away first or emit failed.
+	relay := func(emit func([]byte) bool) bool {
+		for {
+			select {
+			case b := <-out:
+				if !emit(b) {
+					return false
+				}
+			case <-done:
+				return true
+			case <-r.Context().Done():
+				return false
+			}
+		}
+	}
 	if !h.opts.SSE && req.Method != "subscriptions/listen" {
 		// JSON: the request's notifications have no path; the answer is
 		// the response alone.
-		for {
-			select {
-			case <-out:
-				continue
-			case <-done:
-			case <-r.Context().Done():
-				gone()
-				return
-			}
-			break
+		if !relay(func([]byte) bool { return true }) {
+			gone()
+			return
 		}
 		switch {
 		case crashed:
@@ -218,20 +227,9 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 		}
 		return rc.Flush() == nil
 	}
-	for {
-		select {
-		case b := <-out:
-			if !write(b) {
-				gone()
-				return
-			}
-			continue
-		case <-done:
-		case <-r.Context().Done():
-			gone()
-			return
-		}
-		break
+	if !relay(write) {
+		gone()
+		return
 	}
 	for {
 		select {
