@@ -108,12 +108,7 @@ func (r *Reaper) orphans() []orphan {
 	self := os.Getpid()
 	var held map[int]bool // pids of our pidfds, read once when needed
 	var out []orphan
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
+	for _, pid := range childPids(self) {
 		st, ok := readStat(pid)
 		if !ok || st.ppid != self || r.isLeader(pid) {
 			continue
@@ -130,6 +125,32 @@ func (r *Reaper) orphans() []orphan {
 			continue
 		}
 		out = append(out, orphan{pid: pid, pgid: st.pgid})
+	}
+	return out
+}
+
+// childPids lists the processes that may be orphans re-parented to this
+// process (pid self): the children of its main thread, which the kernel
+// gives every orphan of a subreaper (the first live thread of the
+// process), as /proc/self/task/SELF/children says, one read; on a kernel
+// without that file (CONFIG_PROC_CHILDREN), every process of /proc, whose
+// parents orphans then checks, hundreds of reads. (Children that os/exec
+// started from other threads are not orphans.)
+func childPids(self int) []int {
+	var out []int
+	if b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(self) + "/children"); err == nil {
+		for _, f := range bytes.Fields(b) {
+			if pid, err := strconv.Atoi(string(f)); err == nil {
+				out = append(out, pid)
+			}
+		}
+		return out
+	}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
+		}
 	}
 	return out
 }
