@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -123,7 +125,7 @@ _mcpwire() {
 	b.WriteString(`    esac
     case $prev in
 `)
-	for _, k := range sortedKeys(completionWords) {
+	for _, k := range slices.Sorted(maps.Keys(completionWords)) {
 		dashes := "--"
 		if len(k) == 1 {
 			dashes = "-"

@@ -59,6 +59,14 @@ func (inv *invocation) openSession(ctx context.Context, name string, args []stri
 	return r, nil
 }
 
+// noMoreArgs refuses positionals after the TARGET.
+func noMoreArgs(rest []string) error {
+	if len(rest) > 0 {
+		return usageErr("unexpected arguments: %s", strings.Join(rest, " "))
+	}
+	return nil
+}
+
 // nArgs checks that exactly n positionals follow the target.
 func nArgs(n int, what string) func([]string) error {
 	return func(rest []string) error {

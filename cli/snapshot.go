@@ -80,12 +80,7 @@ func runSnapshot(ctx context.Context, inv *invocation, args []string) error {
 	r, err := inv.openSession(ctx, "snapshot", args, func(fs *flagSetT) {
 		fs.StringVar(&out, "o", "", "write the snapshot to `FILE` (default: stdout)")
 		fs.StringVar(&out, "output", "", "write the snapshot to `FILE` (default: stdout)")
-	}, func(rest []string) error {
-		if len(rest) > 0 {
-			return usageErr("unexpected arguments: %s", strings.Join(rest, " "))
-		}
-		return nil
-	})
+	}, noMoreArgs)
 	if err != nil {
 		return err
 	}

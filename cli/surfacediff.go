@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"reflect"
 	"slices"
@@ -560,7 +561,7 @@ func (s schemaDiff) properties(path string, o, n map[string]any) {
 	if s.output {
 		what = "field"
 	}
-	for _, k := range sortedKeys(op) {
+	for _, k := range slices.Sorted(maps.Keys(op)) {
 		p := path + "." + k
 		ps, _ := op[k].(map[string]any)
 		nps, ok := np[k]
@@ -579,7 +580,7 @@ func (s schemaDiff) properties(path string, o, n map[string]any) {
 		}
 		s.compare(p, orEmpty(ps), orEmpty(nm))
 	}
-	for _, k := range sortedKeys(np) {
+	for _, k := range slices.Sorted(maps.Keys(np)) {
 		if _, ok := op[k]; ok {
 			continue
 		}
@@ -594,7 +595,7 @@ func (s schemaDiff) properties(path string, o, n map[string]any) {
 		}
 	}
 	// Required names without a property of their own.
-	for _, k := range sortedKeys(nr) {
+	for _, k := range slices.Sorted(maps.Keys(nr)) {
 		if _, ok := np[k]; !ok && !or[k] {
 			if _, had := op[k]; !had {
 				s.narrowed(path+"."+k, "required-added", "%s %s is now required", what, dotted(path+"."+k))
@@ -634,7 +635,7 @@ func (s schemaDiff) rest(path string, o, n map[string]any) {
 		keys[k] = true
 	}
 	var described []string
-	for _, k := range sortedKeys(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		if handledKeywords[k] || slices.Contains(lowerBounds, k) || slices.Contains(upperBounds, k) {
 			continue
 		}
@@ -675,15 +676,6 @@ func dotted(path string) string {
 		return path
 	}
 	return rest
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func orNone(s string) string {

@@ -32,12 +32,7 @@ type testReport struct {
 }
 
 func runTest(ctx context.Context, inv *invocation, args []string) error {
-	r, err := inv.openSession(ctx, "test", args, inv.junitFlag, func(rest []string) error {
-		if len(rest) > 0 {
-			return usageErr("unexpected arguments: %s", strings.Join(rest, " "))
-		}
-		return nil
-	})
+	r, err := inv.openSession(ctx, "test", args, inv.junitFlag, noMoreArgs)
 	if err != nil {
 		return err
 	}

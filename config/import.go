@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -126,17 +126,10 @@ func ImportPaths(client string, loc ImportLocation) ([]string, error) {
 // ImportEntry is an imported definition, as it is written to a .mcp.json
 // file.
 type ImportEntry struct {
-	Type          string            `json:"type,omitempty"`
-	Command       string            `json:"command,omitempty"`
-	Args          []string          `json:"args,omitempty"`
-	Env           map[string]string `json:"env,omitempty"`
-	Cwd           string            `json:"cwd,omitempty"`
-	URL           string            `json:"url,omitempty"`
-	Headers       map[string]string `json:"headers,omitempty"`
-	Timeout       float64           `json:"timeout,omitempty"`
-	Disabled      bool              `json:"disabled,omitempty"`
-	EnabledTools  []string          `json:"enabledTools,omitempty"`
-	DisabledTools []string          `json:"disabledTools,omitempty"`
+	Entry                  // what add writes (no oauth: no client imports one)
+	Disabled      bool     `json:"disabled,omitempty"`
+	EnabledTools  []string `json:"enabledTools,omitempty"`
+	DisabledTools []string `json:"disabledTools,omitempty"`
 }
 
 // Imported is one server read from another client's configuration.
@@ -287,7 +280,7 @@ func importEntry(client, path, scope, name string, raw json.RawMessage, opts Imp
 	t := &translator{client: client, scope: scope, dir: opts.Dir, userHome: opts.UserHome, im: im}
 	e := &im.Entry
 	var typ, url, httpURL string
-	for _, k := range sortedKeys(fields) {
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		v := fields[k]
 		var err error
 		switch k {
@@ -526,13 +519,4 @@ func envNameFrom(id string) string {
 		}
 	}
 	return string(b)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
