@@ -236,7 +236,14 @@ func AppendString(dst []byte, s string) []byte {
 
 // EncodeMessage returns the JSON form of msg, with no trailing newline.
 func EncodeMessage(msg Message) ([]byte, error) {
-	return AppendMessage(nil, msg)
+	n := 64 // the envelope, an id
+	switch m := msg.(type) {
+	case *Request:
+		n += len(m.Method) + len(m.Params)
+	case *Response:
+		n += len(m.Result)
+	}
+	return AppendMessage(make([]byte, 0, n), msg)
 }
 
 // AppendMessage appends the JSON form of msg to dst.

@@ -227,7 +227,7 @@ func dropMember(body []byte, key string) ([]byte, error) {
 // raw values; the transport encodes those that need it.
 func (m *modernState) envelope(rq *request) map[string]string {
 	env := make(map[string]string, 3+len(rq.extra))
-	env["MCP-Protocol-Version"] = m.version
+	env["Mcp-Protocol-Version"] = m.version // MCP-Protocol-Version, in the form Go writes (no canonicalizing per request)
 	env["Mcp-Method"] = rq.method
 	switch rq.method {
 	case "tools/call", "resources/read", "prompts/get":

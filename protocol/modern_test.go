@@ -615,7 +615,7 @@ func TestHeaderEnvelope(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if env := st.of("server/discover"); env["MCP-Protocol-Version"] != ModernVersion || env["Mcp-Method"] != "server/discover" {
+	if env := st.of("server/discover"); env["Mcp-Protocol-Version"] != ModernVersion || env["Mcp-Method"] != "server/discover" {
 		t.Errorf("discover envelope %v", env)
 	}
 	ctx := context.Background()
@@ -624,7 +624,7 @@ func TestHeaderEnvelope(t *testing.T) {
 	if _, err := s.CallTool(ctx, "q", args, nil); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"MCP-Protocol-Version": ModernVersion, "Mcp-Method": "tools/call", "Mcp-Name": "q",
+	want := map[string]string{"Mcp-Protocol-Version": ModernVersion, "Mcp-Method": "tools/call", "Mcp-Name": "q",
 		"Mcp-Param-Region": "Hello, 世界", "Mcp-Param-N": "42", "Mcp-Param-On": "false", "Mcp-Param-Deep": "v"}
 	if got := st.of("tools/call"); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("tools/call envelope\n got %v\nwant %v", got, want)

@@ -43,9 +43,10 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 	mirror := s.era == EraModern && s.headers
 	if mirror {
 		hp, err := s.toolHeaders(ctx, name, false)
-		var tr *ToolRejectedError
-		if errors.As(err, &tr) {
-			return nil, err
+		if err != nil {
+			if tr := (*ToolRejectedError)(nil); errors.As(err, &tr) {
+				return nil, err
+			}
 		}
 		rq.extra = headerValues(hp, a)
 	}

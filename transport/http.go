@@ -84,7 +84,7 @@ type HTTP struct {
 
 const (
 	sessionHeader = "Mcp-Session-Id"
-	versionHeader = "MCP-Protocol-Version"
+	versionHeader = "Mcp-Protocol-Version" // MCP-Protocol-Version, as Go writes header names
 	lastIDHeader  = "Last-Event-ID"
 
 	defaultRetry     = time.Second      // reconnection delay when the server named none
@@ -120,9 +120,10 @@ type HTTPConn struct {
 	deadOnce sync.Once
 	deadErr  error
 
-	reinitMu sync.Mutex  // one re-initialization at a time
-	flights  flights     // modern requests in flight (http_modern.go)
-	scanners scannerPool // of answer streams done with
+	vals     headerValues // shared by the requests (newRequest), guarded by mu
+	reinitMu sync.Mutex   // one re-initialization at a time
+	flights  flights      // modern requests in flight (http_modern.go)
+	scanners scannerPool  // of answer streams done with
 
 	mu         sync.Mutex
 	closed     bool
@@ -159,7 +160,9 @@ func (h *HTTP) Connect(ctx context.Context) (*HTTPConn, error) {
 	c := &HTTPConn{
 		url:    h.URL,
 		shown:  safe.RedactURL(h.URL),
-		header: h.Header.Clone(),
+		header: canonicalHeader(h.Header),
+		vals: headerValues{json: []string{"application/json"}, acceptBoth: []string{"application/json, text/event-stream"},
+			acceptSSE: []string{"text/event-stream"}},
 		legacy: h.Legacy,
 		max:    maxBytes(h.MaxMessageBytes),
 		delete: cmp.Or(h.ShutdownTimeout, deleteTimeout),
@@ -186,6 +189,19 @@ func (h *HTTP) Connect(ctx context.Context) (*HTTPConn, error) {
 	c.base = context.WithoutCancel(ctx)
 	c.ctx, c.cancel = context.WithCancel(c.base)
 	return c, nil
+}
+
+// canonicalHeader is a copy of h with its names in canonical form.
+func canonicalHeader(h http.Header) http.Header {
+	if h == nil {
+		return nil
+	}
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		k = http.CanonicalHeaderKey(k)
+		out[k] = append(out[k], vs...)
+	}
+	return out
 }
 
 // SetProtocolVersion sets the MCP-Protocol-Version header sent on every

@@ -18,7 +18,10 @@ import (
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
-// newRequest builds a request with the caller's headers, then ours.
+// newRequest builds a request with the caller's headers, then ours. The
+// values of the headers every request carries are shared between
+// requests, in slices of full capacity (an Add copies them): they are made
+// once, not per request.
 func (c *HTTPConn) newRequest(method, target string, body []byte, isInit bool) (*http.Request, string, error) {
 	var rd io.Reader
 	if body != nil {
@@ -28,28 +31,45 @@ func (c *HTTPConn) newRequest(method, target string, body []byte, isInit bool) (
 	if err != nil {
 		return nil, "", fmt.Errorf("%s %s: %v", method, safe.RedactURL(target), errors.Unwrap(err))
 	}
-	for k, vs := range c.header {
-		req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+	h := req.Header
+	for k, vs := range c.header { // canonical keys (Connect)
+		h[k] = vs[:len(vs):len(vs)]
 	}
 	c.mu.Lock()
-	sess, version := c.session, c.version
-	c.mu.Unlock()
+	sess := c.session
 	if sess != "" && !isInit {
-		req.Header.Set(sessionHeader, sess)
+		h[sessionHeader] = shared(&c.vals.session, sess)
 	} else {
 		sess = ""
 	}
-	if version != "" && !isInit {
-		req.Header.Set(versionHeader, version)
+	if c.version != "" && !isInit {
+		h[versionHeader] = shared(&c.vals.version, c.version)
 	}
+	c.mu.Unlock()
 	switch method {
 	case http.MethodPost:
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
+		h["Content-Type"] = c.vals.json[:1:1]
+		h["Accept"] = c.vals.acceptBoth[:1:1]
 	case http.MethodGet:
-		req.Header.Set("Accept", "text/event-stream")
+		h["Accept"] = c.vals.acceptSSE[:1:1]
 	}
 	return req, sess, nil
+}
+
+// headerValues are the header values a connection's requests share: the
+// constant ones made by Connect, the others when they change (under
+// HTTPConn.mu).
+type headerValues struct {
+	session, version, json, acceptBoth, acceptSSE []string
+}
+
+// shared returns []string{v} of full capacity, made anew only when *cache
+// does not hold v (under c.mu).
+func shared(cache *[]string, v string) []string {
+	if len(*cache) != 1 || (*cache)[0] != v {
+		*cache = []string{v}
+	}
+	return (*cache)[:1:1]
 }
 
 // roundTrip sends req bound to ctx. The answer's body stays bound to ctx

@@ -1,0 +1,95 @@
+package protocol_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/transport"
+)
+
+// BenchmarkHTTPCallToolSequential is a sequential tools/call through the
+// whole stack over streamable HTTP, in each era: in the modern one every
+// request carries _meta and mirrors it into headers (MCP-Protocol-Version,
+// Mcp-Method, Mcp-Name), which should cost little over the legacy era.
+func BenchmarkHTTPCallToolSequential(b *testing.B) {
+	for _, era := range []string{"legacy", "modern"} {
+		b.Run(era, func(b *testing.B) {
+			s := httpCannedSession(b, era == "modern")
+			ctx := context.Background()
+			args := map[string]string{"text": "hello"}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.CallTool(ctx, "echo", args, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// httpCannedSession connects a session to a canned streamable HTTP server
+// of the era asked for, which answers with prebuilt JSON.
+func httpCannedSession(b *testing.B, modern bool) *protocol.Session {
+	b.Helper()
+	const info = `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench","version":"1"}}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		id := []byte("null")
+		if i := bytes.Index(body, []byte(`"id":`)); i >= 0 {
+			rest := body[i+5:]
+			if j := bytes.IndexAny(rest, ",}"); j >= 0 {
+				id = rest[:j]
+			}
+		}
+		var rest string
+		switch {
+		case bytes.Contains(body, []byte(`"method":"notifications/`)):
+			w.WriteHeader(http.StatusAccepted)
+			return
+		case modern && bytes.Contains(body, []byte(`"method":"server/discover"`)):
+			rest = `,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete",` + info + `}}`
+		case bytes.Contains(body, []byte(`"method":"initialize"`)):
+			rest = `,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"bench","version":"1"}}}`
+		case bytes.Contains(body, []byte(`"method":"tools/list"`)):
+			rest = `,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}]}}`
+		case bytes.Contains(body, []byte(`"method":"tools/call"`)) && modern:
+			rest = `,"result":{"content":[{"type":"text","text":"hello"}],"resultType":"complete",` + info + `}}`
+		case bytes.Contains(body, []byte(`"method":"tools/call"`)):
+			rest = `,"result":{"content":[{"type":"text","text":"hello"}]}}`
+		default:
+			rest = `,"error":{"code":-32601,"message":"method not found"}}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(`{"jsonrpc":"2.0","id":`)+len(id)+len(rest)))
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`)
+		w.Write(id)
+		io.WriteString(w, rest)
+	}))
+	b.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	hc, err := (&transport.HTTP{URL: srv.URL}).Connect(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := protocol.Connect(ctx, hc, nil)
+	if err != nil {
+		b.Fatalf("connect: %v", err)
+	}
+	b.Cleanup(func() { s.Close() })
+	if want := map[bool]protocol.Era{true: protocol.EraModern, false: protocol.EraLegacy}[modern]; s.Era() != want {
+		b.Fatalf("era %s, want %s", s.Era(), want)
+	}
+	return s
+}
