@@ -394,13 +394,18 @@ func (m *Manager) Wait(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Every start first, then the waits: the servers start at once.
+	starting := make([]<-chan struct{}, 0, len(servers))
 	for _, s := range servers {
 		if ch := s.kick(); ch != nil {
-			select {
-			case <-ch:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
+			starting = append(starting, ch)
+		}
+	}
+	for _, ch := range starting {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 	return nil

@@ -598,3 +598,28 @@ func TestCallTimeout(t *testing.T) {
 		t.Fatalf("two timeouts in a row did not open the breaker: %+v", st)
 	}
 }
+
+// TestWaitStartsAllAtOnce: Wait starts every server before it waits for
+// any, so a server that hangs in its start holds up none of the others.
+func TestWaitStartsAllAtOnce(t *testing.T) {
+	joined := make(chan string, 4)
+	m, _ := newManager(t, Options{StartupTimeout: 10 * time.Minute, OnChange: func(server string) { joined <- server }},
+		demoServer{name: "hangs", args: []string{"--hang-initialize"}}, demoServer{name: "fast"})
+	ctx, cancel := context.WithCancel(context.Background())
+	waited := make(chan error, 1)
+	go func() { waited <- m.Wait(ctx) }()
+	deadline := time.After(time.Minute)
+	for got := ""; got != "fast"; {
+		select {
+		case got = <-joined:
+		case err := <-waited:
+			t.Fatalf("Wait returned %v with a server still starting", err)
+		case <-deadline:
+			t.Fatal("the second server did not start while the first one hung")
+		}
+	}
+	cancel()
+	if err := <-waited; !errors.Is(err, context.Canceled) {
+		t.Errorf("Wait: %v, want context.Canceled", err)
+	}
+}
