@@ -14,51 +14,42 @@ import (
 // appends nothing, for anything else: encoding/json does that, with the
 // reflection and allocations these shapes do without.
 func appendSimple(dst []byte, v any) ([]byte, bool) {
-	var small [16]string // the keys of most maps, sorted here
 	switch m := v.(type) {
 	case map[string]string:
-		if m == nil {
-			return append(dst, "null"...), true
-		}
-		keys := small[:0]
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		dst = append(dst, '{')
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendString(dst, k)
-			dst = append(dst, ':')
-			dst = AppendString(dst, m[k])
-		}
-		return append(dst, '}'), true
+		return appendObject(dst, m, AppendString), true
 	case map[string]any:
-		if m == nil {
-			return append(dst, "null"...), true
-		}
-		keys := small[:0]
-		for k, x := range m {
+		for _, x := range m {
 			if !simpleValue(x) {
 				return dst, false
 			}
-			keys = append(keys, k)
 		}
-		slices.Sort(keys)
-		dst = append(dst, '{')
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendString(dst, k)
-			dst = append(dst, ':')
-			dst = appendValue(dst, m[k])
-		}
-		return append(dst, '}'), true
+		return appendObject(dst, m, appendValue), true
 	}
 	return dst, false
+}
+
+// appendObject appends m as encoding/json encodes a map: its keys sorted,
+// each value by value (null for a nil map).
+func appendObject[V any](dst []byte, m map[string]V, value func([]byte, V) []byte) []byte {
+	if m == nil {
+		return append(dst, "null"...)
+	}
+	var small [16]string // the keys of most maps, sorted here
+	keys := small[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendString(dst, k)
+		dst = append(dst, ':')
+		dst = value(dst, m[k])
+	}
+	return append(dst, '}')
 }
 
 // simpleValue reports whether appendValue encodes x.

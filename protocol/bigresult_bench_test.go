@@ -4,16 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/mcpwire/mcpwire/internal/peakheap"
 	"github.com/mcpwire/mcpwire/protocol"
-	"github.com/mcpwire/mcpwire/transport"
 )
 
 // The peak heap of one big result, through the whole stack, as a
@@ -75,78 +70,29 @@ func BenchmarkBigResultHTTP(b *testing.B) {
 	}
 }
 
-// httpBigSession starts a canned legacy streamable HTTP server (server/
-// discover is method not found) whose tool "sized" answers a text of the
-// size asked for, and connects a session to it.
-func httpBigSession(b *testing.B, sse bool) *protocol.Session { return httpSizedSession(b, sse, 0) }
-
-// httpSizedSession is httpBigSession with the answer for size (> 0) built
-// before the session starts, so that no call makes it in this process.
+// httpSizedSession connects a session to a canned legacy streamable HTTP
+// server whose tool "sized" answers a text of the size asked for, built
+// before the session starts (size > 0) so that no call makes it in this
+// process.
 func httpSizedSession(b *testing.B, sse bool, size int) *protocol.Session {
 	b.Helper()
 	var answer []byte // the last answer, built once per size
 	if size > 0 {
 		answer = bigAnswer(size)
-		answer = answer[:len(answer)-1]
+		answer = answer[:len(answer)-1] // no newline
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
+	return cannedHTTPSession(b, sse, func(body []byte) []byte {
+		if !bytes.Contains(body, []byte(`"name":"sized"`)) {
+			return nil
 		}
-		body, _ := io.ReadAll(r.Body)
-		id := []byte("null")
-		if i := bytes.Index(body, []byte(`"id":`)); i >= 0 {
-			rest := body[i+5:]
-			if j := bytes.IndexAny(rest, ",}"); j >= 0 {
-				id = rest[:j]
-			}
+		i := bytes.Index(body, []byte(`"size":`))
+		n, _ := strconv.Atoi(string(bytes.TrimRight(body[i+len(`"size":`):], "}")))
+		if len(answer) != n+len(bigAnswer(0))-1 {
+			answer = bigAnswer(n)
+			answer = answer[:len(answer)-1]
 		}
-		var rest []byte // what follows the id
-		switch {
-		case bytes.Contains(body, []byte(`"method":"notifications/`)):
-			w.WriteHeader(http.StatusAccepted)
-			return
-		case bytes.Contains(body, []byte(`"method":"initialize"`)):
-			rest = []byte(`,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"bench","version":"1"}}}`)
-		case bytes.Contains(body, []byte(`"name":"sized"`)):
-			i := bytes.Index(body, []byte(`"size":`))
-			n, _ := strconv.Atoi(string(bytes.TrimRight(body[i+len(`"size":`):], "}")))
-			if len(answer) != n+len(bigAnswer(0))-1 {
-				answer = bigAnswer(n)
-				answer = answer[:len(answer)-1] // no newline
-			}
-			rest = answer
-		default:
-			rest = []byte(`,"error":{"code":-32601,"message":"method not found"}}`)
-		}
-		if sse {
-			w.Header().Set("Content-Type", "text/event-stream")
-			io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":")
-			w.Write(id)
-			w.Write(rest)
-			io.WriteString(w, "\n\n")
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(`{"jsonrpc":"2.0","id":`)+len(id)+len(rest)))
-		io.WriteString(w, `{"jsonrpc":"2.0","id":`)
-		w.Write(id)
-		w.Write(rest)
-	}))
-	b.Cleanup(srv.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	hc, err := (&transport.HTTP{URL: srv.URL, MaxMessageBytes: benchMaxMessage}).Connect(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := protocol.Connect(ctx, hc, nil)
-	if err != nil {
-		b.Fatalf("connect: %v", err)
-	}
-	b.Cleanup(func() { s.Close() })
-	return s
+		return answer
+	})
 }
 
 // BenchmarkBigResultFirst is the peak of the first big result on a new

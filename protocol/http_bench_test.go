@@ -39,12 +39,42 @@ func BenchmarkHTTPCallToolSequential(b *testing.B) {
 func httpCannedSession(b *testing.B, modern bool) *protocol.Session {
 	b.Helper()
 	const info = `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench","version":"1"}}`
+	s := cannedHTTPSession(b, false, func(body []byte) []byte {
+		switch {
+		case modern && bytes.Contains(body, []byte(`"method":"server/discover"`)):
+			return []byte(`,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete",` + info + `}}`)
+		case bytes.Contains(body, []byte(`"method":"tools/list"`)):
+			return []byte(`,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}]}}`)
+		case bytes.Contains(body, []byte(`"method":"tools/call"`)) && modern:
+			return []byte(`,"result":{"content":[{"type":"text","text":"hello"}],"resultType":"complete",` + info + `}}`)
+		case bytes.Contains(body, []byte(`"method":"tools/call"`)):
+			return []byte(`,"result":{"content":[{"type":"text","text":"hello"}]}}`)
+		}
+		return nil
+	})
+	if want := map[bool]protocol.Era{true: protocol.EraModern, false: protocol.EraLegacy}[modern]; s.Era() != want {
+		b.Fatalf("era %s, want %s", s.Era(), want)
+	}
+	return s
+}
+
+// cannedHTTPSession connects a session to a canned streamable HTTP server
+// that answers each POST with what rest gives for its body: the bytes that
+// follow the request's id in the answer (nil: initialize's answer of a
+// legacy server, and -32601 for other requests), as JSON or, with sse, as
+// one event. Notifications get 202, a GET 405 (no stream).
+func cannedHTTPSession(b *testing.B, sse bool, rest func(body []byte) []byte) *protocol.Session {
+	b.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)
 			return
 		}
 		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte(`"method":"notifications/`)) {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
 		id := []byte("null")
 		if i := bytes.Index(body, []byte(`"id":`)); i >= 0 {
 			rest := body[i+5:]
@@ -52,34 +82,32 @@ func httpCannedSession(b *testing.B, modern bool) *protocol.Session {
 				id = rest[:j]
 			}
 		}
-		var rest string
+		answer := rest(body)
 		switch {
-		case bytes.Contains(body, []byte(`"method":"notifications/`)):
-			w.WriteHeader(http.StatusAccepted)
-			return
-		case modern && bytes.Contains(body, []byte(`"method":"server/discover"`)):
-			rest = `,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete",` + info + `}}`
+		case answer != nil:
 		case bytes.Contains(body, []byte(`"method":"initialize"`)):
-			rest = `,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"bench","version":"1"}}}`
-		case bytes.Contains(body, []byte(`"method":"tools/list"`)):
-			rest = `,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}]}}`
-		case bytes.Contains(body, []byte(`"method":"tools/call"`)) && modern:
-			rest = `,"result":{"content":[{"type":"text","text":"hello"}],"resultType":"complete",` + info + `}}`
-		case bytes.Contains(body, []byte(`"method":"tools/call"`)):
-			rest = `,"result":{"content":[{"type":"text","text":"hello"}]}}`
+			answer = []byte(`,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"bench","version":"1"}}}`)
 		default:
-			rest = `,"error":{"code":-32601,"message":"method not found"}}`
+			answer = []byte(`,"error":{"code":-32601,"message":"method not found"}}`)
+		}
+		if sse {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":")
+			w.Write(id)
+			w.Write(answer)
+			io.WriteString(w, "\n\n")
+			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(`{"jsonrpc":"2.0","id":`)+len(id)+len(rest)))
+		w.Header().Set("Content-Length", strconv.Itoa(len(`{"jsonrpc":"2.0","id":`)+len(id)+len(answer)))
 		io.WriteString(w, `{"jsonrpc":"2.0","id":`)
 		w.Write(id)
-		io.WriteString(w, rest)
+		w.Write(answer)
 	}))
 	b.Cleanup(srv.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	hc, err := (&transport.HTTP{URL: srv.URL}).Connect(ctx)
+	hc, err := (&transport.HTTP{URL: srv.URL, MaxMessageBytes: benchMaxMessage}).Connect(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -88,8 +116,5 @@ func httpCannedSession(b *testing.B, modern bool) *protocol.Session {
 		b.Fatalf("connect: %v", err)
 	}
 	b.Cleanup(func() { s.Close() })
-	if want := map[bool]protocol.Era{true: protocol.EraModern, false: protocol.EraLegacy}[modern]; s.Era() != want {
-		b.Fatalf("era %s, want %s", s.Era(), want)
-	}
 	return s
 }
