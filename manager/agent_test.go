@@ -18,8 +18,9 @@ import (
 // TestThirtyLineAgent is the program an agent author writes first
 // (issue 14 item 17), on the public API only: three servers, of which one
 // never answers initialize. Tools answers at once; the two others' tools
-// are listed within 1 s, as OnChange announces them (waited for with a
-// deadline, not timed).
+// are listed as OnChange announces them, while the third is still starting
+// (its startup budget is ten minutes: nothing here waits for it). The
+// time they took is logged, not asserted: under load it varies.
 func TestThirtyLineAgent(t *testing.T) {
 	proctest.Check(t)
 	h := demo.NewHTTPHandler(demo.Options{})
@@ -44,7 +45,8 @@ func TestThirtyLineAgent(t *testing.T) {
 	}
 	changed := make(chan string, 10)
 	m, err := manager.New(manager.Options{Config: cfg, Home: home, TrustAll: true,
-		OnChange: func(server string) { changed <- server }})
+		StartupTimeout: 10 * time.Minute, // the silent one stays "connecting" all along
+		OnChange:       func(server string) { changed <- server }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,13 +55,14 @@ func TestThirtyLineAgent(t *testing.T) {
 	if _, err := m.Tools(ctx); err != nil { // returns at once, whatever is connected
 		t.Fatal(err)
 	}
-	deadline := time.After(time.Second)
+	start := time.Now()
+	deadline := time.After(time.Minute) // a bug fails instead of hanging; not a timing assertion
 	servers := map[string]int{}
 	for servers["local"] == 0 || servers["web"] == 0 {
 		select {
 		case <-changed:
 		case <-deadline:
-			t.Fatalf("the tools of local and web not listed within 1 s: %v; states %+v", servers, m.States())
+			t.Fatalf("the tools of local and web never listed: %v; states %+v", servers, m.States())
 		}
 		tools, err := m.Tools(ctx)
 		if err != nil {
@@ -68,6 +71,12 @@ func TestThirtyLineAgent(t *testing.T) {
 		clear(servers)
 		for _, tl := range tools {
 			servers[tl.Server]++
+		}
+	}
+	t.Logf("local's and web's tools listed %v after Tools returned", time.Since(start).Round(time.Millisecond))
+	for _, st := range m.States() {
+		if st.Name == "silent" && st.State != manager.StateConnecting {
+			t.Errorf("silent is %s, want still connecting: the others did not wait for it", st.State)
 		}
 	}
 	res, err := m.Call(ctx, "mcp__web__echo", map[string]any{"text": "hello"})
