@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/internal/peers"
@@ -20,10 +21,10 @@ import (
 
 // buildFor builds the package pkg as release.sh builds the command (with
 // its tags and flags), into dir as name.
-func buildFor(b *testing.B, pkg, dir, name string) string {
+func buildFor(b *testing.B, pkg, dir, name string, tags ...string) string {
 	b.Helper()
 	out := filepath.Join(dir, name)
-	cmd := exec.Command("go", "build", "-trimpath", "-tags", "nethttpomithttp2", "-ldflags=-s -w", "-o", out, pkg)
+	cmd := exec.Command("go", "build", "-trimpath", "-tags", strings.Join(append([]string{"nethttpomithttp2"}, tags...), ","), "-ldflags=-s -w", "-o", out, pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b2, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("go build %s: %v\n%s", pkg, err, b2)
@@ -43,6 +44,19 @@ func BenchmarkStartupFloor(b *testing.B) {
 	server := peers.GoSDK(b, "hello")
 	bare := buildFor(b, "./internal/bareclient", b.TempDir(), "bareclient")
 	runWhole(b, bare, "--", server) // warm: the page cache holds both
+	for b.Loop() {
+		runWhole(b, bare, "--", server)
+	}
+}
+
+// BenchmarkStartupBareHTTP is the bare client linking net/http, crypto/tls
+// and encoding/json (internal/bareclient, -tags linkhttp): how much of
+// BenchmarkStartup over its floor is only the cost of linking what an
+// HTTP-capable client links.
+func BenchmarkStartupBareHTTP(b *testing.B) {
+	server := peers.GoSDK(b, "hello")
+	bare := buildFor(b, "./internal/bareclient", b.TempDir(), "bareclient", "linkhttp")
+	runWhole(b, bare, "--", server)
 	for b.Loop() {
 		runWhole(b, bare, "--", server)
 	}
