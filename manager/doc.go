@@ -52,7 +52,10 @@
 // Resources, resource templates and prompts are listed across servers
 // ([Manager.Resources], [Manager.Prompts]) and read by server, with the
 // same states and breaker; Options.ResourceTools offers them to a model
-// as two tools of the Manager's own. [Manager.Instructions] gives each
+// as two tools of the Manager's own. [Manager.Subscribe] asks a server to
+// tell when a resource changes (Options.OnResourceUpdated hears it, in
+// either era); the subscription outlives a reconnection.
+// [Manager.Instructions] gives each
 // server's instructions, to be put in a prompt only as marked: the
 // server's words, not the user's.
 //

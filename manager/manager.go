@@ -63,11 +63,16 @@ type Options struct {
 	// the agent can run Login with its own UI, then Restart. Nothing
 	// here opens a browser.
 	//
-	// The callbacks (OnChange, OnNotice, OnLoginNeeded) run one at a
+	// The callbacks (OnChange, OnNotice, OnLoginNeeded, OnResourceUpdated) run one at a
 	// time, in order, on a goroutine of the Manager, never under its
 	// lock: they may call any method of the Manager. They should return
 	// soon; others wait meanwhile.
 	OnLoginNeeded func(server string)
+	// OnResourceUpdated, when set, is told that a resource the agent
+	// subscribed to (Subscribe) changed: read it again to see how. It
+	// runs on the same goroutine as the callbacks above, under the same
+	// rules.
+	OnResourceUpdated func(server, uri string)
 	// Roots are directories offered to servers as their roots
 	// (roots/list), to each server whose definition gives none ("roots").
 	// None means no roots: the roots capability is not declared, so a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -53,6 +54,7 @@ type server struct {
 	instructions string            // the server's, from initialize
 	reloadErr    error             // the definition of the last Update that could not be used
 	retiring     *Conn             // a session Restart ends; the start closes it
+	subs         map[string]bool   // resource URIs the agent subscribed to (Subscribe), kept across sessions
 
 	// stale says list_changed came since the list was taken; gen counts
 	// them, so that a refresh knows whether another one is needed.
@@ -219,6 +221,7 @@ func (s *server) start(done chan struct{}) {
 		}
 	}
 	popts.OnResourcesChanged = s.changed
+	popts.OnResourceUpdated = s.resourceUpdated
 	popts.OnPromptsChanged = s.changed
 	opts := &DialOptions{Environ: m.opts.Environ, Protocol: popts, EraCache: m.eras, Hurry: m.opts.Hurry, reaper: m.reaper}
 	if m.opts.HTTPClient != nil && s.spec.Transport != "stdio" {
@@ -257,6 +260,10 @@ func (s *server) start(done chan struct{}) {
 	s.startFails, s.startAt = 0, time.Time{}
 	s.instructions = conn.Init().Instructions
 	m.background(func() { s.watch(conn) })
+	if len(s.subs) > 0 {
+		uris := slices.Sorted(maps.Keys(s.subs))
+		m.background(func() { s.resubscribe(conn, uris) })
+	}
 	m.logf("%s: connected (%d tools)", name, len(tools))
 	s.recoveredLocked(true)
 	s.changedLocked()
