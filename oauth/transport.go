@@ -325,17 +325,7 @@ func (s *StoreSource) refreshLocked(ctx context.Context) (*Token, error) {
 	if tok.Scope == "" {
 		tok.Scope = rec.Token.Scope
 	}
-	nr := *rec
-	nr.Token = tok
-	nr.UpdatedAt = now.UTC()
-	s.rec = &nr
-	if s.Store != nil {
-		if err := s.Store.Save(s.ServerName, &nr); err != nil {
-			return nil, fmt.Errorf("refreshing token: %w", err)
-		}
-	}
-	t := *tok
-	return &t, nil
+	return s.keepLocked(rec, tok, now, "refreshing token")
 }
 
 // remintLocked gets a new token for a workload login: the jwt-bearer grant
@@ -361,13 +351,20 @@ func (s *StoreSource) remintLocked(ctx context.Context) (*Token, error) {
 		}
 		return nil, fmt.Errorf("getting a new token: %w", err)
 	}
+	return s.keepLocked(rec, tok, now, "getting a new token")
+}
+
+// keepLocked makes tok the source's token in a copy of rec, saves that
+// record (when there is a Store) and returns a copy of tok; what names
+// the operation in an error.
+func (s *StoreSource) keepLocked(rec *Record, tok *Token, now time.Time, what string) (*Token, error) {
 	nr := *rec
 	nr.Token = tok
 	nr.UpdatedAt = now.UTC()
 	s.rec = &nr
 	if s.Store != nil {
 		if err := s.Store.Save(s.ServerName, &nr); err != nil {
-			return nil, fmt.Errorf("getting a new token: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 	}
 	t := *tok

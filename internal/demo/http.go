@@ -282,12 +282,17 @@ func (p *httpPeer) targets(method string) []*sseStream {
 	return out
 }
 
-func (p *httpPeer) notify(ctx context.Context, method string, params any) error {
+// encodeNotification is the line of a notification.
+func encodeNotification(method string, params any) ([]byte, error) {
 	req, err := jsonrpc.NewRequest(jsonrpc.ID{}, method, params)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	b, err := jsonrpc.EncodeMessage(req)
+	return jsonrpc.EncodeMessage(req)
+}
+
+func (p *httpPeer) notify(ctx context.Context, method string, params any) error {
+	b, err := encodeNotification(method, params)
 	if err != nil {
 		return err
 	}

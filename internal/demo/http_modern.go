@@ -32,11 +32,7 @@ type chanPeer struct {
 }
 
 func (p *chanPeer) notify(ctx context.Context, method string, params any) error {
-	req, err := jsonrpc.NewRequest(jsonrpc.ID{}, method, params)
-	if err != nil {
-		return err
-	}
-	b, err := jsonrpc.EncodeMessage(req)
+	b, err := encodeNotification(method, params)
 	if err != nil {
 		return err
 	}
