@@ -178,8 +178,7 @@ func targetWords(t *target, tf *targetFlags) string {
 // structuredContent when no content came.
 func (inv *invocation) printResult(res *protocol.CallToolResult) {
 	for i := range res.Content {
-		s := describeContent(&res.Content[i])
-		inv.printf("%s\n", strings.TrimRight(s, "\n"))
+		inv.writeLine(strings.TrimRight(describeContent(&res.Content[i]), "\n"))
 	}
 	if sc := res.StructuredContent; len(sc) > 0 && string(sc) != "null" && !textCarries(res.Content, sc) {
 		if len(res.Content) > 0 {

@@ -196,6 +196,14 @@ func (inv *invocation) printf(format string, args ...any) {
 	io.WriteString(inv.env.Stdout, fmt.Sprintf(format, inv.redactArgs(args)...))
 }
 
+// writeLine writes s and a line end on stdout, secrets masked: printf of
+// "%s\n", with no copy of s when nothing is masked (a tool's text may be
+// megabytes).
+func (inv *invocation) writeLine(s string) {
+	io.WriteString(inv.env.Stdout, inv.redact(s))
+	io.WriteString(inv.env.Stdout, "\n")
+}
+
 // eprintf writes to stderr, secrets masked in args (never in format).
 func (inv *invocation) eprintf(format string, args ...any) {
 	io.WriteString(inv.env.Stderr, fmt.Sprintf(format, inv.redactArgs(args)...))
@@ -210,6 +218,10 @@ type docHeader struct {
 	OK      bool   `json:"ok"`
 }
 
+// isDoc marks the documents that carry their header (every type that
+// embeds docHeader): writeJSON writes them as they are encoded.
+func (docHeader) isDoc() {}
+
 // header returns the docHeader of this command.
 func (inv *invocation) header(ok bool) docHeader {
 	return docHeader{Schema: 1, Command: inv.cmd.name, OK: ok}
@@ -219,6 +231,17 @@ func (inv *invocation) header(ok bool) docHeader {
 // one JSON document on stdout, secrets masked. A document without
 // "schema" or "command" at its top gets them first (never twice).
 func (inv *invocation) writeJSON(v any) {
+	inv.wroteJSON = true
+	if _, ok := v.(interface{ isDoc() }); ok {
+		// It has its header (schema, command): written as it is encoded.
+		d := &docWriter{inv: inv, w: inv.env.Stdout}
+		enc := json.NewEncoder(d)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err == nil || d.wrote {
+			return // written, or stdout failed
+		}
+		// It cannot be encoded: the error document below says why.
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -247,7 +270,6 @@ func (inv *invocation) writeJSON(v any) {
 		}
 	}
 	inv.env.Stdout.Write(safe.EscapeJSON(inv.redactJSON(out)))
-	inv.wroteJSON = true
 }
 
 // emitLine prints v as one compact JSON line on stdout (an NDJSON event),

@@ -511,18 +511,22 @@ func IsEOF(err error) bool { return errors.Is(err, io.EOF) || errors.Is(err, io.
 
 // A limiter lets at most rate events happen in any window of one second
 // (a token bucket would let a burst and its refill through in the first
-// second: twice the rate). It keeps the times of the last rate events,
-// those still to come included: the next may happen one second after the
-// oldest of them.
+// second: twice the rate). It keeps the times of the events of the last
+// second, those still to come included, at most rate of them: the next
+// may happen one second after the oldest when there are rate. What it
+// holds grows with the events, not with the rate (a rate of millions, to
+// mean no limit, costs nothing).
 type limiter struct {
-	mu    sync.Mutex
-	now   func() time.Time
-	times []time.Time // a ring; zero = no event yet
-	next  int         // the oldest, overwritten next
+	mu   sync.Mutex
+	now  func() time.Time
+	rate int
+	base time.Time       // the clock at the first event; times are offsets from it
+	at   []time.Duration // ascending; at[head:] are the events kept
+	head int
 }
 
 func newLimiter(rate int) *limiter {
-	return &limiter{now: time.Now, times: make([]time.Time, rate)}
+	return &limiter{now: time.Now, rate: rate}
 }
 
 // wait waits for the event's turn, and takes it. A wait that ctx ends
@@ -530,22 +534,35 @@ func newLimiter(rate int) *limiter {
 // event waits a little more).
 func (l *limiter) wait(ctx context.Context) error {
 	l.mu.Lock()
-	now := l.now()
-	at := now
-	if oldest := l.times[l.next]; !oldest.IsZero() && oldest.Add(time.Second).After(now) {
-		at = oldest.Add(time.Second)
+	t := l.now()
+	if l.base.IsZero() {
+		l.base = t
 	}
-	l.times[l.next] = at
-	l.next = (l.next + 1) % len(l.times)
+	now := t.Sub(l.base)
+	for l.head < len(l.at) && l.at[l.head] <= now-time.Second {
+		l.head++ // a second old: it bounds no event from now on
+	}
+	at := now
+	if kept := l.at[l.head:]; len(kept) >= l.rate {
+		at = max(now, kept[len(kept)-l.rate]+time.Second)
+	}
+	if l.head > 0 && l.head >= len(l.at)/2 {
+		l.at = append(l.at[:0], l.at[l.head:]...)
+		l.head = 0
+	}
+	l.at = append(l.at, at)
+	if len(l.at)-l.head > l.rate {
+		l.head++
+	}
 	l.mu.Unlock()
-	delay := at.Sub(now)
+	delay := at - now
 	if delay <= 0 {
 		return nil
 	}
-	t := time.NewTimer(delay)
-	defer t.Stop()
+	tm := time.NewTimer(delay)
+	defer tm.Stop()
 	select {
-	case <-t.C:
+	case <-tm.C:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

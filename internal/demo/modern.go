@@ -25,6 +25,7 @@ import (
 	"sync"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 )
 
 // The eras the demo speaks (Options.Era).
@@ -197,6 +198,12 @@ func (s *server) decorate(req *jsonrpc.Request, res any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if out, ok := s.appendHead(req, raw); ok {
+		if isAfter {
+			return &afterReply{result: out, then: after.then}, nil
+		}
+		return out, nil
+	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil || m == nil {
 		m = map[string]json.RawMessage{}
@@ -224,6 +231,49 @@ func (s *server) decorate(req *jsonrpc.Request, res any) (any, error) {
 		return &afterReply{result: m, then: after.then}, nil
 	}
 	return m, nil
+}
+
+// appendHead is decorate for a result (raw, an object) that has none of
+// the members it adds: they are appended to its bytes, which are not
+// decoded and encoded again (a big tool result costs one more copy, not
+// four). It reports false for any other result.
+func (s *server) appendHead(req *jsonrpc.Request, raw []byte) (json.RawMessage, bool) {
+	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' {
+		return nil, false
+	}
+	clash := false
+	jsonscan.Members(raw, func(key, _ []byte) bool {
+		switch string(key) {
+		case "resultType", "_meta", "ttlMs", "cacheScope":
+			clash = true
+		}
+		return !clash
+	})
+	if clash {
+		return nil, false
+	}
+	head := `"_meta":{` + string(jsonrpc.AppendString(nil, metaServerInfo)) + `:` + string(mustJSON(s.serverInfo())) + `},"resultType":"complete"`
+	switch req.Method {
+	case "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		head += `,"ttlMs":30000,"cacheScope":"public"`
+	case "resources/read":
+		var in struct {
+			URI string `json:"uri"`
+		}
+		_ = json.Unmarshal(req.Params, &in)
+		if in.URI == "demo://status" {
+			head += `,"ttlMs":0,"cacheScope":"private"`
+		} else {
+			head += `,"ttlMs":60000,"cacheScope":"public"`
+		}
+	}
+	out := make([]byte, 0, len(raw)+len(head)+1)
+	out = append(out, raw[:len(raw)-1]...)
+	if len(raw) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, head...)
+	return append(out, '}'), true
 }
 
 // An inputRequired is a tool's need for the client's input, in the

@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -49,6 +50,24 @@ func (s *stdioStream) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	var err error
+	if isResp && resp.Error == nil && len(resp.Result) > 64<<10 && !s.garbage &&
+		bytes.IndexByte(resp.Result, '\n') < 0 && bytes.IndexByte(resp.Result, '\r') < 0 {
+		// A big result: the envelope around it, and the result as it
+		// stands, rather than all of it copied into one line first.
+		s.buf, err = jsonrpc.AppendMessage(s.buf[:0], &jsonrpc.Response{ID: resp.ID, Result: json.RawMessage("0")})
+		if err == nil {
+			if _, err = s.out.Write(s.buf[:len(s.buf)-2]); err == nil { // up to "result":
+				if _, err = s.out.Write(resp.Result); err == nil {
+					_, err = s.out.Write([]byte("}\n"))
+				}
+			}
+		}
+		s.mu.Unlock()
+		if then != nil && err == nil {
+			then()
+		}
+		return err
+	}
 	s.buf, err = jsonrpc.AppendMessage(s.buf[:0], msg)
 	if err != nil {
 		s.mu.Unlock()
