@@ -57,6 +57,13 @@ func NewRedactor(secrets ...string) *Redactor {
 	for _, s := range secrets {
 		if utf8.RuneCountInString(s) >= MinSecretLen {
 			r.secrets = append(r.secrets, s)
+			if !utf8.ValidString(s) {
+				// Output cannot carry invalid UTF-8 as it is: encoders
+				// (encoding/json among them) put U+FFFD for each such
+				// byte, and Sanitize shows it as \xHH. Those forms
+				// are the secret too.
+				r.secrets = append(r.secrets, invalidBytesAs(s, false), invalidBytesAs(s, true))
+			}
 		}
 	}
 	slices.Sort(r.secrets)
@@ -75,6 +82,25 @@ func NewRedactor(secrets ...string) *Redactor {
 		r.basic = true
 	}
 	return r
+}
+
+// invalidBytesAs returns s with each byte that is not part of valid UTF-8
+// written as U+FFFD, or as \xHH when hex is set (as Sanitize shows it).
+func invalidBytesAs(s string, hex bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r != utf8.RuneError || n > 1:
+			b.WriteString(s[i : i+n])
+		case hex:
+			writeHexByte(&b, s[i])
+		default:
+			b.WriteRune(utf8.RuneError)
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // With returns a Redactor for r's secrets and more.

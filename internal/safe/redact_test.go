@@ -183,6 +183,29 @@ func TestWriterSplit(t *testing.T) {
 	}
 }
 
+// TestRedactInvalidUTF8: a secret that is not valid UTF-8 is masked in
+// the forms output gives it: each invalid byte as U+FFFD (encoding/json,
+// escaped or not) and as \xHH (Sanitize).
+func TestRedactInvalidUTF8(t *testing.T) {
+	secret := "ab\xffcd\xefz"
+	r := NewRedactor(secret)
+	for _, text := range []string{
+		"x " + secret + " y",
+		"x ab\uFFFDcd\uFFFDz y",
+		Sanitize("x " + secret + " y"),
+		string(mustJSON(map[string]string{"k": "x " + secret + " y"})),
+	} {
+		got := r.Redact(text)
+		if !strings.Contains(got, Mask) || strings.Contains(got, "cd") {
+			t.Errorf("Redact(%q) = %q", text, got)
+		}
+	}
+	doc := mustJSON(map[string]string{"k": "0" + secret + "0"})
+	if got := string(r.RedactJSON(doc)); strings.Contains(got, "cd") {
+		t.Errorf("RedactJSON(%s) = %s", doc, got)
+	}
+}
+
 func FuzzRedact(f *testing.F) {
 	f.Add("before", "s3cret&<>", "after", 3)
 	f.Add("", "abcd", `\u`, 0)
