@@ -72,3 +72,30 @@ func BenchmarkStartup(b *testing.B) {
 		runWhole(b, bin, "test", "--json", "--", server)
 	}
 }
+
+// BenchmarkStartupFloorEverything and BenchmarkStartupEverything are the
+// same pair with the reference server of npm (server-everything on Node
+// 22), a server as most are: it starts in hundreds of milliseconds, is of
+// the legacy era (known from the era cache after the first run) and
+// offers tools, resources, templates and prompts, all listed by both.
+func BenchmarkStartupFloorEverything(b *testing.B) {
+	server := peers.Everything(b)
+	bare := buildFor(b, "./internal/bareclient", b.TempDir(), "bareclient")
+	args := append([]string{"-legacy", "-all", "--"}, server...)
+	runWhole(b, bare, args...)
+	for b.Loop() {
+		runWhole(b, bare, args...)
+	}
+}
+
+func BenchmarkStartupEverything(b *testing.B) {
+	server := peers.Everything(b)
+	dir := b.TempDir()
+	bin := buildFor(b, ".", dir, "mcpwire")
+	b.Setenv("MCPWIRE_HOME", dir)
+	args := append([]string{"test", "--json", "--"}, server...)
+	runWhole(b, bin, args...)
+	for b.Loop() {
+		runWhole(b, bin, args...)
+	}
+}

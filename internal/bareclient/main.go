@@ -6,12 +6,15 @@
 // any client must do, and nothing more (no configuration, no approvals,
 // no JSON work, no output).
 //
-//	bareclient [-legacy] -- COMMAND ARGS…
+//	bareclient [-legacy] [-probe] [-all] -- COMMAND ARGS…
 //
 // By default it speaks the 2026-07-28 era (server/discover, then
 // tools/list); -legacy speaks initialize, notifications/initialized and
-// tools/list. It exits 1, with a line on stderr, when the server does not
-// answer.
+// tools/list; -probe sends server/discover first and then speaks legacy
+// (what mcpwire does with a legacy server); -all lists resources,
+// resource templates and prompts too (what mcpwire test does with a
+// server that offers them). It exits 1, with a line on stderr, when the
+// server does not answer.
 package main
 
 import (
@@ -29,31 +32,57 @@ type message struct {
 	answered bool
 }
 
-func exchange(legacy bool) []message {
-	if legacy {
-		return []message{
-			{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bareclient","version":"1"}}}`, true},
-			{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, false},
-			{`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, true},
+func exchange(legacy, probe, all bool) []message {
+	var out []message
+	if legacy || probe {
+		if probe {
+			out = append(out, message{`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`, true})
 		}
+		out = append(out,
+			message{`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bareclient","version":"1"}}}`, true},
+			message{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, false},
+			message{`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, true})
+		if all {
+			out = append(out,
+				message{`{"jsonrpc":"2.0","id":4,"method":"resources/list"}`, true},
+				message{`{"jsonrpc":"2.0","id":5,"method":"resources/templates/list"}`, true},
+				message{`{"jsonrpc":"2.0","id":6,"method":"prompts/list"}`, true})
+		}
+		return out
 	}
-	return []message{
-		{`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`, true},
-		{`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + meta + `}}`, true},
+	out = append(out,
+		message{`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`, true},
+		message{`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + meta + `}}`, true})
+	if all {
+		out = append(out,
+			message{`{"jsonrpc":"2.0","id":3,"method":"resources/list","params":{` + meta + `}}`, true},
+			message{`{"jsonrpc":"2.0","id":4,"method":"resources/templates/list","params":{` + meta + `}}`, true},
+			message{`{"jsonrpc":"2.0","id":5,"method":"prompts/list","params":{` + meta + `}}`, true})
 	}
+	return out
 }
 
 func main() {
 	args := os.Args[1:]
-	legacy := len(args) > 0 && args[0] == "-legacy"
-	if legacy {
+	var legacy, probe, all bool
+	for len(args) > 0 && args[0] != "--" {
+		switch args[0] {
+		case "-legacy":
+			legacy = true
+		case "-probe":
+			probe = true
+		case "-all":
+			all = true
+		default:
+			fail("unknown flag " + args[0])
+		}
 		args = args[1:]
 	}
-	if len(args) > 0 && args[0] == "--" {
+	if len(args) > 0 {
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		fail("usage: bareclient [-legacy] -- COMMAND ARGS…")
+		fail("usage: bareclient [-legacy] [-probe] [-all] -- COMMAND ARGS…")
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stderr = os.Stderr
@@ -69,7 +98,7 @@ func main() {
 		fail(err.Error())
 	}
 	r := bufio.NewReader(out)
-	for _, m := range exchange(legacy) {
+	for _, m := range exchange(legacy, probe, all) {
 		if _, err := in.Write([]byte(m.line + "\n")); err != nil {
 			fail(err.Error())
 		}
