@@ -211,7 +211,10 @@ func FuzzRedact(f *testing.F) {
 	f.Add("", "abcd", `\u`, 0)
 	f.Add("%", "a b\"c\\", "%2", 1)
 	f.Fuzz(func(t *testing.T, pre, secret, post string, cut int) {
-		if TooShort(secret) || secret == "" {
+		if TooShort(secret) || secret == "" || strings.Contains(secret, Mask) {
+			// A secret that holds the mask cannot be told from it
+			// afterwards ("***0" masked in "0***00" leaves "0***00"),
+			// though nothing of it is shown.
 			return
 		}
 		r := NewRedactor(secret)
