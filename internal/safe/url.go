@@ -127,14 +127,22 @@ func RedactURL(raw string) string {
 		if i := strings.IndexAny(raw, "?#"); i >= 0 {
 			raw = raw[:i]
 		}
+		// The authority starts after "scheme://", or after the "//" of
+		// a reference without a scheme ("//user@host/path").
+		start := -1
 		if i := strings.Index(raw, "://"); i >= 0 {
-			rest := raw[i+3:]
+			start = i + 3
+		} else if strings.HasPrefix(raw, "//") {
+			start = 2
+		}
+		if start >= 0 {
+			rest := raw[start:]
 			end := strings.IndexByte(rest, '/')
 			if end < 0 {
 				end = len(rest)
 			}
 			if at := strings.LastIndexByte(rest[:end], '@'); at >= 0 {
-				raw = raw[:i+3] + rest[at+1:]
+				raw = raw[:start] + rest[at+1:]
 			}
 		}
 		return Sanitize(raw)

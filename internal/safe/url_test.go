@@ -25,6 +25,7 @@ func TestRedactURL(t *testing.T) {
 		{"https://${HOST}/mcp?key=${KEY}", "https://${HOST}/mcp"},
 		{"https://${U}@h.example/x", "https://h.example/x"},
 		{"https://h.example/p@x?y", "https://h.example/p@x"},
+		{"//${U}@h.example/x?${K}", "//h.example/x"},
 		{"%zz", "<invalid URL>"},
 		{"", ""},
 	}
