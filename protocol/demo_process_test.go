@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -36,11 +37,18 @@ func TestMain(m *testing.M) {
 // returns the stdio connection, not yet initialized.
 func startDemo(t *testing.T, args ...string) *transport.StdioConn {
 	t.Helper()
+	return startDemoLogged(t, nil, args...)
+}
+
+// startDemoLogged is startDemo with a copy of the server's stderr written
+// to stderr as it comes (nil: no copy; StderrTail holds its end either way).
+func startDemoLogged(t *testing.T, stderr io.Writer, args ...string) *transport.StdioConn {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := &transport.Stdio{Command: exe, Args: []string{"-test.run=^$"},
+	st := &transport.Stdio{Command: exe, Args: []string{"-test.run=^$"}, Stderr: stderr,
 		Env: transport.ChildEnv(os.Environ(), map[string]string{demoEnv: strings.Join(args, " ")})}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -55,7 +63,14 @@ func startDemo(t *testing.T, args ...string) *transport.StdioConn {
 // demoSession starts the demo server and initializes a session.
 func demoSession(t *testing.T, opts *protocol.Options, args ...string) (*protocol.Session, *transport.StdioConn) {
 	t.Helper()
-	conn := startDemo(t, args...)
+	return demoSessionLogged(t, opts, nil, args...)
+}
+
+// demoSessionLogged is demoSession with a copy of the server's stderr
+// written to stderr.
+func demoSessionLogged(t *testing.T, opts *protocol.Options, stderr io.Writer, args ...string) (*protocol.Session, *transport.StdioConn) {
+	t.Helper()
+	conn := startDemoLogged(t, stderr, args...)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	s, err := protocol.Connect(ctx, conn, opts)
@@ -132,9 +147,40 @@ func TestDemoBigResult(t *testing.T) {
 	}
 }
 
+// logSignal is a server's stderr that closes seen when a line holding
+// want has been written.
+type logSignal struct {
+	want string
+	seen chan struct{}
+	once sync.Once
+	mu   sync.Mutex
+	line []byte // the line being written
+}
+
+func newLogSignal(want string) *logSignal {
+	return &logSignal{want: want, seen: make(chan struct{})}
+}
+
+func (l *logSignal) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, b := range p {
+		if b != '\n' {
+			l.line = append(l.line, b)
+			continue
+		}
+		if strings.Contains(string(l.line), l.want) {
+			l.once.Do(func() { close(l.seen) })
+		}
+		l.line = l.line[:0]
+	}
+	return len(p), nil
+}
+
 func TestDemoTimeoutKeepsConnection(t *testing.T) {
 	proctest.Check(t)
-	s, conn := demoSession(t, nil)
+	told := newLogSignal("cancelled ")
+	s, conn := demoSessionLogged(t, nil, told)
 	_, err := s.CallTool(context.Background(), "sleep", map[string]any{"ms": 60000}, &protocol.CallOptions{Timeout: 200 * time.Millisecond})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v, want a timeout", err)
@@ -143,7 +189,15 @@ func TestDemoTimeoutKeepsConnection(t *testing.T) {
 	if err != nil || res.Content[0].Text != "still here" {
 		t.Fatalf("next call: %v %+v", err, res)
 	}
-	// The server was told: its status resource lists the cancelled id.
+	// The server was told. The notification is sent in the background
+	// (the timed-out call returns at once), so it may reach the server
+	// after the echo call: wait for the server's log line, then its
+	// status resource lists the cancelled id.
+	select {
+	case <-told.seen:
+	case <-time.After(time.Minute):
+		t.Fatalf("the server logged no notifications/cancelled within a minute; stderr: %s", conn.StderrTail())
+	}
 	rr, err := s.ReadResource(context.Background(), "demo://status")
 	if err != nil {
 		t.Fatal(err)
