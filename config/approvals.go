@@ -96,17 +96,6 @@ type canonicalDef struct {
 // working directory, the source as reached and every other member.
 const digestVersion = 2
 
-// canonicalMembers are the members canonicalDef holds (under one name,
-// aliases resolved); uncovered are those the digest leaves out, which
-// only turn a server on or off or narrow what it offers.
-var (
-	canonicalMembers = map[string]bool{"type": true, "transport": true, "command": true, "args": true, "env": true,
-		"cwd": true, "url": true, "httpUrl": true, "serverUrl": true, "headers": true, "oauth": true, "timeout": true,
-		"timeoutMs": true, "startupTimeout": true, "startupTimeoutSec": true, "toolTimeout": true, "toolTimeoutSec": true,
-		"roots": true, "envVars": true, "envHeaders": true, "bearerTokenEnvVar": true}
-	uncovered = map[string]bool{"enabled": true, "disabled": true, "required": true, "enabledTools": true, "disabledTools": true}
-)
-
 // Digest returns the hex HMAC-SHA-256, keyed by key, of the canonical form
 // of s's unexpanded definition with its source (the file as reached, not
 // after resolving symbolic links), its name and the folder it runs in
@@ -149,8 +138,8 @@ func otherMembers(raw json.RawMessage) map[string]json.RawMessage {
 	}
 	var out map[string]json.RawMessage
 	for _, m := range root.members {
-		if canonicalMembers[m.key] || uncovered[m.key] {
-			continue
+		if mem := lookupMember(m.key); mem != nil && mem.digest != asWritten {
+			continue // held in canonicalDef, or not covered
 		}
 		var v any
 		dec := json.NewDecoder(bytes.NewReader(raw[m.val.start:m.val.end]))

@@ -24,7 +24,7 @@ func ReviewJSON(s *Server) ([]byte, error) {
 	if root, err := parseJSON(raw); err == nil && root.kind == '{' {
 		for i := len(root.members) - 1; i >= 0; i-- {
 			m := root.members[i]
-			if m.key != "url" && m.key != "httpUrl" && m.key != "serverUrl" || m.val.kind != '"' {
+			if mem := lookupMember(m.key); mem == nil || mem.name != "url" || m.val.kind != '"' {
 				continue
 			}
 			if u, err := url.Parse(m.val.str); err == nil && u.User != nil {
