@@ -149,7 +149,7 @@ func (s *Session) discover(ctx context.Context, version string, pinned bool) err
 // server/discover said.
 func (s *Session) becomeModern(version string, res *DiscoverResult) {
 	s.era = EraModern
-	s.opts.ProtocolVersion = version
+	s.speak(version)
 	s.init = &InitializeResult{
 		ProtocolVersion: version,
 		Capabilities:    res.Capabilities,

@@ -54,6 +54,15 @@ type listener struct {
 	ack   *listenFilter // what the server agreed to
 }
 
+// ackLocked takes the acknowledgment of the request now open; only the
+// first one counts. Called with Session.mu held.
+func (l *listener) ackLocked(ack *listenFilter) {
+	if l.ack == nil {
+		l.ack = ack
+		close(l.acked)
+	}
+}
+
 // listenFilter returns the filter the session wants now: the list changes
 // it has callbacks for and the server announces, and the subscribed
 // resources. Called with s.mu held.
@@ -129,10 +138,14 @@ func (s *Session) listenLoop(ctx context.Context, l *listener) {
 		sc, err := s.startCall(ctx, &request{method: "subscriptions/listen", params: params, endless: true})
 		if err == nil {
 			s.mu.Lock()
+			if l.ack != nil {
+				// An earlier request was acknowledged after it failed:
+				// this one starts unacknowledged.
+				l.ack, l.acked = nil, make(chan struct{})
+			}
 			l.id = sc.pending.ID()
 			if ack, ok := s.mod.earlyAcks[l.id]; ok {
-				l.ack = ack
-				close(l.acked)
+				l.ackLocked(ack)
 			}
 			clear(s.mod.earlyAcks)
 			s.mu.Unlock()
@@ -186,11 +199,8 @@ func (s *Session) acknowledged(params json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if l := s.mod.listen; l != nil && l.id == id {
-		if l.ack == nil {
-			ack := p.Notifications
-			l.ack = &ack
-			close(l.acked)
-		}
+		ack := p.Notifications
+		l.ackLocked(&ack)
 		return
 	}
 	// The request may not be known as sent yet: keep it for a moment.

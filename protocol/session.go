@@ -125,9 +125,13 @@ type Session struct {
 	timeout    time.Duration
 	maxTimeout time.Duration
 
-	era     Era
-	modern  atomic.Pointer[modernState] // nil in the legacy era
-	headers bool                        // the stream mirrors request metadata into headers (HTTP)
+	era    Era
+	modern atomic.Pointer[modernState] // nil in the legacy era
+	// version is the revision spoken (asked for, while the era is being
+	// settled): a server request may arrive before the answer, and
+	// opts.ProtocolVersion stays the pin alone.
+	version atomic.Pointer[string]
+	headers bool // the stream mirrors request metadata into headers (HTTP)
 
 	mu         sync.Mutex
 	progress   map[string]*progressEntry // by progress token
@@ -241,6 +245,7 @@ func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, er
 // the answer must name version (a pinned revision); otherwise any legacy
 // revision this package speaks is accepted.
 func (sess *Session) initialize(ctx context.Context, version string, strict bool) error {
+	sess.speak(version)
 	params := map[string]any{
 		"protocolVersion": version,
 		"capabilities":    sess.clientCapabilities(version),
@@ -270,7 +275,7 @@ func (sess *Session) initialize(ctx context.Context, version string, strict bool
 	}
 	sess.init = &res
 	sess.era = EraLegacy
-	sess.opts.ProtocolVersion = res.ProtocolVersion
+	sess.speak(res.ProtocolVersion)
 	if sv, ok := sess.stream.(interface{ SetProtocolVersion(string) }); ok {
 		sv.SetProtocolVersion(res.ProtocolVersion)
 	}
@@ -318,8 +323,15 @@ func (s *Session) ProtocolVersion() string {
 	if m := s.modern.Load(); m != nil {
 		return m.version
 	}
-	return s.init.ProtocolVersion
+	if v := s.version.Load(); v != nil {
+		return *v
+	}
+	return ""
 }
+
+// speak records the revision the session speaks (or asks for, while its
+// era is being settled).
+func (s *Session) speak(version string) { s.version.Store(&version) }
 
 // Era returns the era of the session.
 func (s *Session) Era() Era { return s.era }
