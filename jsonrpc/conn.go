@@ -58,6 +58,11 @@ type ConnOptions struct {
 	// ReplyRate is the most replies sent to the peer's requests in any
 	// one-second window (0 means DefaultReplyRate).
 	ReplyRate int
+	// OnOverflow is told of each request of the peer past the bound of
+	// requests in flight: answered with an error (answered), or not at
+	// all when the queue of such errors is full too. It runs on the reader
+	// goroutine and must not block.
+	OnOverflow func(req *Request, answered bool)
 	// NextID, when set, returns the ID for each outgoing call; by default
 	// IDs are integers counting up from 1.
 	NextID func() ID
@@ -404,7 +409,10 @@ func (c *Conn) read() {
 			}
 			if c.handling.Add(1) > maxHandling {
 				c.handling.Add(-1)
-				c.reject(&Response{ID: m.ID, Error: NewError(CodeInternalError, "too many requests in flight")})
+				answered := c.reject(&Response{ID: m.ID, Error: NewError(CodeInternalError, "too many requests in flight")})
+				if c.opts.OnOverflow != nil {
+					c.opts.OnOverflow(m, answered)
+				}
 				continue
 			}
 			// Registered here, before the handler runs, so that a
@@ -431,12 +439,15 @@ func (c *Conn) answer(id ID, a answer) {
 	}
 }
 
-// reject queues an error reply without waiting; when the queue is full,
-// the request goes unanswered (the peer is flooding us).
-func (c *Conn) reject(resp *Response) {
+// reject queues an error reply without waiting, and reports whether it
+// did; when the queue is full, the request goes unanswered (the peer is
+// flooding us).
+func (c *Conn) reject(resp *Response) bool {
 	select {
 	case c.rejects <- resp:
+		return true
 	default:
+		return false
 	}
 }
 
@@ -486,6 +497,23 @@ func (c *Conn) handle(ctx context.Context, req *Request, s *serving) {
 	c.mu.Unlock()
 	s.cancel(nil)
 	c.reply(req.ID, result, err)
+}
+
+// Pace waits for a turn of the reply rate and takes it, as a reply to one
+// of the peer's requests does: work the peer asks for by other means (the
+// input requests of an MCP answer) shares the rate with its requests.
+// It returns early, with an error, when ctx ends or the connection closes.
+func (c *Conn) Pace(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(c.ctx, cancel)()
+	if err := c.limiter.wait(ctx); err != nil {
+		if c.ctx.Err() != nil {
+			return ErrClosed
+		}
+		return err
+	}
+	return nil
 }
 
 // reply sends the answer to one of the peer's requests, at the reply rate.

@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if era := os.Getenv(benchServerEnv); era != "" {
 		os.Exit(benchServerMain(era, os.Stdin, os.Stdout)) // see stdio_bench_test.go
 	}
+	if os.Getenv(mrtrServerEnv) != "" {
+		os.Exit(mrtrServerMain(os.Stdin, os.Stdout)) // see mrtr_bounds_test.go
+	}
 	if args, ok := os.LookupEnv(demoEnv); ok {
 		os.Exit(demo.Main(context.Background(), strings.Fields(args), os.Stdin, os.Stdout, os.Stderr))
 	}

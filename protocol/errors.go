@@ -144,6 +144,28 @@ func (e *InputRoundsError) Error() string {
 	return fmt.Sprintf("%s: the server still asks for input after %d rounds; giving up", e.Method, e.Rounds)
 }
 
+// An InputLimitError reports a multi round-trip request whose server
+// asked for more than the session answers (Options.MaxInputRequests,
+// MaxInputTotal, MaxRequestState): nothing of that round was answered,
+// and the request was not sent again.
+type InputLimitError struct {
+	Method string  // the request's method, e.g. "tools/call"
+	Why    Refusal // RefusedRound, RefusedTotal or RefusedState
+	Got    int     // input requests (of the round, or in all), or bytes
+	Max    int
+}
+
+func (e *InputLimitError) Error() string {
+	what := "input requests in one answer"
+	switch e.Why {
+	case RefusedTotal:
+		what = "input requests over the rounds of one request"
+	case RefusedState:
+		return fmt.Sprintf("%s: the server sent a requestState of %d bytes, more than the %d echoed; nothing was answered and the request was not sent again (the server is at fault, or raise Options.MaxRequestState)", e.Method, e.Got, e.Max)
+	}
+	return fmt.Sprintf("%s: the server asked for %d %s, more than the %d answered; nothing of that round was answered and the request was not sent again (the server is at fault, or raise the bound in protocol.Options)", e.Method, e.Got, what, e.Max)
+}
+
 // An InputError reports an input request of a multi round-trip request
 // that could not be answered (a capability not declared, a callback's
 // error, the user's refusal).

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -17,6 +19,75 @@ import (
 // with the same callbacks as the legacy server requests, and sends the
 // original request again (a new id) with inputResponses and the
 // requestState it was given, unchanged.
+//
+// A server feeds this loop, so it is bounded as the legacy server
+// requests are: the input requests of one answer
+// (Options.MaxInputRequests), those of all the rounds of one request
+// (MaxInputTotal), the rounds (MaxInputRounds), the bytes of requestState
+// (MaxRequestState), and the rate: each answer waits for a turn of the
+// connection's reply rate (32 a second), shared with the replies to
+// server requests. The revision gives an input response no error form
+// (an InputResponse is a CreateMessageResult, ListRootsResult or
+// ElicitResult), so past a bound nothing of that round is answered, the
+// request is not sent again, and the caller gets an *InputLimitError;
+// Options.OnRefused counts what was refused.
+
+// The bounds of multi round-trip requests, unless Options say otherwise.
+const (
+	DefaultMaxInputRequests = 64
+	DefaultMaxInputTotal    = 256
+	DefaultMaxRequestState  = 8 << 20
+)
+
+// inputDefaults fills in the bounds of multi round-trip requests.
+func (o *Options) inputDefaults() {
+	if o.MaxInputRounds <= 0 {
+		o.MaxInputRounds = DefaultMaxInputRounds
+	}
+	if o.MaxInputRequests <= 0 {
+		o.MaxInputRequests = DefaultMaxInputRequests
+	}
+	if o.MaxInputTotal <= 0 {
+		o.MaxInputTotal = DefaultMaxInputTotal
+	}
+	if o.MaxRequestState <= 0 {
+		o.MaxRequestState = DefaultMaxRequestState
+	}
+}
+
+// A Refusal says why server requests or input requests were refused.
+type Refusal string
+
+const (
+	// RefusedInFlight: a server request past the 256 being handled at
+	// once, answered with an error at once.
+	RefusedInFlight Refusal = "too many in flight"
+	// RefusedUnanswered: a server request past that bound while 256 such
+	// error answers wait to be sent: it gets no answer at all.
+	RefusedUnanswered Refusal = "unanswered"
+	// RefusedRound: the input requests of an answer that holds more than
+	// Options.MaxInputRequests.
+	RefusedRound Refusal = "too many in one round"
+	// RefusedTotal: the input requests of a round that would take the
+	// request past Options.MaxInputTotal.
+	RefusedTotal Refusal = "too many in all rounds"
+	// RefusedState: the input requests of a round whose requestState is
+	// longer than Options.MaxRequestState.
+	RefusedState Refusal = "requestState too long"
+)
+
+// onOverflow is the connection's OnOverflow: a server request past the
+// bounds of requests in flight.
+func (s *Session) onOverflow(req *jsonrpc.Request, answered bool) {
+	if s.opts.OnRefused == nil {
+		return
+	}
+	why := RefusedUnanswered
+	if answered {
+		why = RefusedInFlight
+	}
+	s.opts.OnRefused(req.Method, why, 1)
+}
 
 // rounds runs rq until its result is complete, answering the server's
 // input requests in between; take reads a result, and returns its head
@@ -33,6 +104,7 @@ func (s *Session) rounds(ctx context.Context, rq *request, take func(*jsonrpc.Re
 		*cur = *rq
 		cur.raw = base
 	}
+	total := 0 // input requests answered in the rounds so far
 	for round := 1; ; round++ {
 		resp, err := s.callResponse(ctx, cur)
 		if err != nil {
@@ -51,9 +123,14 @@ func (s *Session) rounds(ctx context.Context, rq *request, take func(*jsonrpc.Re
 		if round >= s.opts.MaxInputRounds {
 			return &InputRoundsError{Method: rq.method, Rounds: round}
 		}
+		reqs, err := s.boundInputs(rq.method, h, total)
+		if err != nil {
+			return err
+		}
+		total += len(reqs)
 		members := []member{}
 		if declared(h.inputRequests) {
-			answers, err := s.answerInputs(ctx, rq.method, h.inputRequests)
+			answers, err := s.answerInputs(ctx, rq.method, reqs)
 			if err != nil {
 				return err
 			}
@@ -79,17 +156,52 @@ func (s *Session) rounds(ctx context.Context, rq *request, take func(*jsonrpc.Re
 	}
 }
 
+// inputRequests are the input requests of one round, by key.
+type inputRequests map[string]struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// boundInputs decodes the input requests of h (none when it has none),
+// unless they are more than
+// the session answers (in this round, or with the total answered in the
+// rounds before) or the requestState is too long: then they are refused,
+// OnRefused is told, and the error is an *InputLimitError.
+func (s *Session) boundInputs(method string, h *resultHead, total int) (inputRequests, error) {
+	var reqs inputRequests
+	if declared(h.inputRequests) {
+		if err := json.Unmarshal(h.inputRequests, &reqs); err != nil {
+			return nil, &ResultError{Method: method, Err: fmt.Errorf("inputRequests: %v", err)}
+		}
+	}
+	n := len(reqs)
+	var lim *InputLimitError
+	switch {
+	case h.requestState != nil && len(*h.requestState) > s.opts.MaxRequestState:
+		lim = &InputLimitError{Method: method, Why: RefusedState, Got: len(*h.requestState), Max: s.opts.MaxRequestState}
+	case n > s.opts.MaxInputRequests:
+		lim = &InputLimitError{Method: method, Why: RefusedRound, Got: n, Max: s.opts.MaxInputRequests}
+	case total+n > s.opts.MaxInputTotal:
+		lim = &InputLimitError{Method: method, Why: RefusedTotal, Got: total + n, Max: s.opts.MaxInputTotal}
+	default:
+		return reqs, nil
+	}
+	if s.opts.OnRefused != nil {
+		by := map[string]int{}
+		for _, in := range reqs {
+			by[in.Method]++
+		}
+		for _, m := range slices.Sorted(maps.Keys(by)) {
+			s.opts.OnRefused(m, lim.Why, by[m])
+		}
+	}
+	return nil, lim
+}
+
 // answerInputs answers the input requests of an input_required result,
-// one at a time in the order of their keys, and returns the
-// inputResponses object.
-func (s *Session) answerInputs(ctx context.Context, method string, raw json.RawMessage) (json.RawMessage, error) {
-	var reqs map[string]struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	if err := json.Unmarshal(raw, &reqs); err != nil {
-		return nil, &ResultError{Method: method, Err: fmt.Errorf("inputRequests: %v", err)}
-	}
+// one at a time in the order of their keys and at the connection's reply
+// rate, and returns the inputResponses object.
+func (s *Session) answerInputs(ctx context.Context, method string, reqs inputRequests) (json.RawMessage, error) {
 	keys := make([]string, 0, len(reqs))
 	for k := range reqs {
 		keys = append(keys, k)
@@ -103,6 +215,9 @@ func (s *Session) answerInputs(ctx context.Context, method string, raw json.RawM
 		default:
 			return nil, &InputError{Method: method, Input: in.Method, Key: k,
 				Err: errors.New("not an input request the revision allows (elicitation/create, sampling/createMessage, roots/list)")}
+		}
+		if err := s.conn.Pace(ctx); err != nil {
+			return nil, err
 		}
 		result, outcome, err := s.answer(ctx, &jsonrpc.Request{Method: in.Method, Params: in.Params})
 		if s.opts.OnServerRequest != nil {

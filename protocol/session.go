@@ -60,6 +60,17 @@ type Options struct {
 	// request fails with an *InputRoundsError (default
 	// DefaultMaxInputRounds).
 	MaxInputRounds int
+	// MaxInputRequests bounds the input requests of one input_required
+	// answer, MaxInputTotal those of all the rounds of one request, and
+	// MaxRequestState the bytes of a requestState (modern era; defaults
+	// DefaultMaxInputRequests, DefaultMaxInputTotal,
+	// DefaultMaxRequestState). Past a bound nothing of that round is
+	// answered and the request fails with an *InputLimitError. Input
+	// requests are answered at the rate of replies to server requests
+	// (32 a second), which they share.
+	MaxInputRequests int
+	MaxInputTotal    int
+	MaxRequestState  int
 
 	// Roots answers roots/list; nil leaves the roots capability
 	// undeclared (and roots/list gets -32601): no directory is offered
@@ -84,6 +95,11 @@ type Options struct {
 	// several goroutines at once): "answered", "accepted", "declined",
 	// "cancelled", "method not found", "error: …".
 	OnServerRequest func(method string, outcome string)
+	// OnRefused is told of server requests and input requests refused for
+	// being too many (see [Refusal]): n of them with that method. It runs
+	// on the connection's reader goroutine (server requests) or the
+	// caller's (input requests), and must not block.
+	OnRefused func(method string, why Refusal, n int)
 	// OnToolRejected is told about each tool left out of a tools/list
 	// answer because its x-mcp-header annotations are invalid (modern era
 	// over streamable HTTP, as SEP-2243 says), with the reason.
@@ -215,18 +231,17 @@ func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, er
 	if sess.maxTimeout < sess.timeout {
 		sess.maxTimeout = sess.timeout
 	}
-	if o.MaxInputRounds <= 0 {
-		o.MaxInputRounds = DefaultMaxInputRounds
-	}
+	o.inputDefaults()
 	stream := s
 	if ew, ok := s.(envelopeWriter); ok {
 		stream = &envelopeStream{Stream: s, ew: ew}
 		sess.headers = true
 	}
 	sess.conn = jsonrpc.NewConn(stream, &jsonrpc.ConnOptions{
-		Handle:   sess.handle,
-		Notify:   sess.notify,
-		OnCancel: sess.onCancel,
+		Handle:     sess.handle,
+		Notify:     sess.notify,
+		OnCancel:   sess.onCancel,
+		OnOverflow: sess.onOverflow,
 	})
 	sess.life, sess.stop = context.WithCancel(context.Background())
 	if err := sess.start(ctx); err != nil {

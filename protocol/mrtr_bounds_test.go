@@ -1,0 +1,261 @@
+package protocol_test
+
+// The bounds of multi round-trip requests, against a server process of
+// our own (this test binary, re-executed when MCPWIRE_PROTOCOL_TEST_MRTR
+// is set) that speaks the 2026-07-28 era over stdio and asks for as much
+// input as a hostile server would.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/transport"
+)
+
+const mrtrServerEnv = "MCPWIRE_PROTOCOL_TEST_MRTR"
+
+// mrtrServerMain serves the tools of the hostile server: "flood" asks for
+// 20,000 samplings in one answer, "rounds" asks for arguments.per
+// samplings in every answer, forever, "state" gives a requestState of
+// arguments.size bytes and checks that it comes back, "stats" says how
+// many tools/call requests came.
+func mrtrServerMain(in io.Reader, out io.Writer) int {
+	r := bufio.NewReaderSize(in, 1<<20)
+	w := bufio.NewWriter(out)
+	calls := 0
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return 0
+		}
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name      string `json:"name"`
+				Arguments struct {
+					Per  int `json:"per"`
+					Size int `json:"size"`
+				} `json:"arguments"`
+				InputResponses map[string]json.RawMessage `json:"inputResponses"`
+				RequestState   *string                    `json:"requestState"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(line, &req) != nil || req.ID == nil {
+			continue
+		}
+		var result any
+		p := req.Params
+		switch req.Method {
+		case "server/discover":
+			result = map[string]any{"resultType": "complete", "supportedVersions": []string{protocol.ModernVersion},
+				"capabilities": map[string]any{"tools": map[string]any{}},
+				"_meta":        map[string]any{"io.modelcontextprotocol/serverInfo": map[string]string{"name": "mrtr-hostile", "version": "1"}}}
+		case "tools/call":
+			calls++
+			result = mrtrTool(p.Name, p.Arguments.Per, p.Arguments.Size, p.InputResponses, p.RequestState, calls)
+		default:
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", req.ID)
+			w.Flush()
+			continue
+		}
+		b, _ := json.Marshal(result)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", req.ID, b)
+		w.Flush()
+	}
+}
+
+// mrtrTool answers one tools/call of the hostile server.
+func mrtrTool(name string, per, size int, responses map[string]json.RawMessage, state *string, calls int) any {
+	done := func(text string) any {
+		return map[string]any{"resultType": "complete", "content": []any{map[string]string{"type": "text", "text": text}}}
+	}
+	sampling := func(prefix string, n int) map[string]any {
+		reqs := make(map[string]any, n)
+		for i := range n {
+			reqs[fmt.Sprintf("%s%d", prefix, i)] = map[string]any{"method": "sampling/createMessage",
+				"params": map[string]any{"messages": []any{}, "maxTokens": 1}}
+		}
+		return reqs
+	}
+	switch name {
+	case "flood":
+		if responses != nil {
+			return done(fmt.Sprintf("answered %d", len(responses)))
+		}
+		return map[string]any{"resultType": "input_required", "inputRequests": sampling("k", 20000), "requestState": "flood"}
+	case "rounds":
+		round := 0
+		if state != nil {
+			round, _ = strconv.Atoi(strings.TrimPrefix(*state, "r"))
+		}
+		return map[string]any{"resultType": "input_required", "inputRequests": sampling(fmt.Sprintf("r%d-", round), per),
+			"requestState": fmt.Sprintf("r%d", round+1)}
+	case "state":
+		if state == nil {
+			return map[string]any{"resultType": "input_required", "requestState": strings.Repeat("s", size)}
+		}
+		return done(fmt.Sprintf("echoed %d", len(*state)))
+	case "stats":
+		return done(strconv.Itoa(calls))
+	}
+	return done("unknown tool")
+}
+
+// mrtrSession starts the hostile server and connects a session that
+// answers samplings, telling each on sampled.
+func mrtrSession(t *testing.T, opts protocol.Options, sampled func()) *protocol.Session {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &transport.Stdio{Command: exe, Args: []string{"-test.run=^$"},
+		Env: transport.ChildEnv(os.Environ(), map[string]string{mrtrServerEnv: "1"})}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	conn, err := st.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.ProtocolVersion = protocol.ModernVersion
+	opts.Sample = func(ctx context.Context, p json.RawMessage) (any, error) {
+		sampled()
+		return map[string]any{"role": "assistant", "model": "m", "content": map[string]string{"type": "text", "text": "ok"}}, nil
+	}
+	s, err := protocol.Connect(ctx, conn, &opts)
+	if err != nil {
+		conn.Close()
+		t.Fatalf("connect: %v\nstderr: %s", err, conn.StderrTail())
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// refusals counts what OnRefused was told.
+type refusals struct {
+	mu sync.Mutex
+	n  map[string]int // by "method why"
+}
+
+func (r *refusals) add(method string, why protocol.Refusal, n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == nil {
+		r.n = map[string]int{}
+	}
+	r.n[method+" "+string(why)] += n
+}
+
+func (r *refusals) get(key string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n[key]
+}
+
+// toolCalls asks the hostile server how many tools/call requests it got.
+func toolCalls(t *testing.T, s *protocol.Session) string {
+	t.Helper()
+	res, err := s.CallTool(context.Background(), "stats", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Content[0].Text
+}
+
+// A server that asks for 20,000 samplings in one answer gets none: the
+// call fails with an *InputLimitError, the sampling callback never runs,
+// the request is not sent again, and OnRefused counts the 20,000.
+func TestMRTRFloodOneRound(t *testing.T) {
+	var sampled, refused refusals
+	s := mrtrSession(t, protocol.Options{OnRefused: refused.add}, func() { sampled.add("sample", "", 1) })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := s.CallTool(ctx, "flood", nil, nil)
+	var le *protocol.InputLimitError
+	if !errors.As(err, &le) || le.Why != protocol.RefusedRound || le.Got != 20000 || le.Max != protocol.DefaultMaxInputRequests {
+		t.Fatalf("got %v", err)
+	}
+	if !strings.Contains(err.Error(), "20000 input requests in one answer, more than the 64") {
+		t.Errorf("the error says %q", err)
+	}
+	if n := sampled.get("sample "); n != 0 {
+		t.Errorf("%d samplings ran", n)
+	}
+	if n := refused.get("sampling/createMessage " + string(protocol.RefusedRound)); n != 20000 {
+		t.Errorf("OnRefused counted %d", n)
+	}
+	if got := toolCalls(t, s); got != "2" { // flood once, stats
+		t.Errorf("the server got %s tools/call requests, want 2 (no retry)", got)
+	}
+}
+
+// A server that asks for a few samplings in every round is answered at
+// 32 a second, until the total over the rounds would pass MaxInputTotal.
+func TestMRTRRoundsTotalAndRate(t *testing.T) {
+	var refused refusals
+	var mu sync.Mutex
+	var at []time.Time
+	s := mrtrSession(t, protocol.Options{OnRefused: refused.add, MaxInputTotal: 50, MaxInputRounds: 20}, func() {
+		mu.Lock()
+		at = append(at, time.Now())
+		mu.Unlock()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, err := s.CallTool(ctx, "rounds", map[string]int{"per": 20}, nil)
+	var le *protocol.InputLimitError
+	if !errors.As(err, &le) || le.Why != protocol.RefusedTotal || le.Got != 60 || le.Max != 50 {
+		t.Fatalf("got %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(at) != 40 {
+		t.Fatalf("%d samplings ran, want 40 (two rounds)", len(at))
+	}
+	// The rate is a bound: no 33 answers within one second, however
+	// slow the machine.
+	for i := 32; i < len(at); i++ {
+		if d := at[i].Sub(at[i-32]); d < time.Second-10*time.Millisecond {
+			t.Errorf("answers %d and %d were %v apart: more than 32 a second", i-32, i, d)
+		}
+	}
+	if n := refused.get("sampling/createMessage " + string(protocol.RefusedTotal)); n != 20 {
+		t.Errorf("OnRefused counted %d", n)
+	}
+	if got := toolCalls(t, s); got != "4" { // three rounds, stats
+		t.Errorf("the server got %s tools/call requests, want 4", got)
+	}
+}
+
+// A requestState longer than MaxRequestState is not echoed; one within
+// it is, unchanged.
+func TestMRTRRequestStateBound(t *testing.T) {
+	var refused refusals
+	s := mrtrSession(t, protocol.Options{OnRefused: refused.add, MaxRequestState: 1 << 20}, func() {})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := s.CallTool(ctx, "state", map[string]int{"size": 1 << 20}, nil)
+	if err != nil || res.Content[0].Text != fmt.Sprintf("echoed %d", 1<<20) {
+		t.Fatalf("%v %v", res, err)
+	}
+	_, err = s.CallTool(ctx, "state", map[string]int{"size": 1<<20 + 1}, nil)
+	var le *protocol.InputLimitError
+	if !errors.As(err, &le) || le.Why != protocol.RefusedState || le.Got != 1<<20+1 {
+		t.Fatalf("got %v", err)
+	}
+	if got := toolCalls(t, s); got != "4" { // two rounds, one, stats
+		t.Errorf("the server got %s tools/call requests, want 4", got)
+	}
+}
