@@ -30,6 +30,9 @@ var allowedImports = map[string][]string{
 	"procgroup":        {safe, "golang.org/x/sys"},
 	"transport":        {safe, "jsonrpc", "procgroup"},
 	"protocol":         {safe, "jsonrpc"},
+	// The surface engine (snapshot, diff, fingerprints): below manager,
+	// beside the session; it knows protocol's types and nothing else.
+	"protocol/surface": {"protocol"},
 	"config":           {safe},
 	"oauth":            {safe},
 	"manager":          {safe, "config", "transport", "protocol", "oauth"},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/protocol/surface"
 )
 
 // A diffSide is one side of `mcpwire diff`: a snapshot file or a live
@@ -91,7 +92,11 @@ func runDiff(ctx context.Context, inv *invocation, args []string) error {
 			rep.New = side
 		}
 	}
-	rep.Changes = nonNil(diffSnapshots(rep.Old.snap, rep.New.snap))
+	changes, err := surface.Diff(rep.Old.snap, rep.New.snap)
+	if err != nil {
+		return fail(ExitUsage, phaseUsage, err)
+	}
+	rep.Changes = nonNil(changes)
 	for _, c := range rep.Changes {
 		if c.Class == classBreaking {
 			rep.Breaking++

@@ -1,4 +1,4 @@
-package cli
+package surface
 
 import (
 	"encoding/json"
@@ -15,13 +15,13 @@ import (
 
 // The classes of a change between two snapshots.
 const (
-	classBreaking   = "breaking"   // a client that worked with the old surface may fail with the new
-	classCompatible = "compatible" // every client of the old surface still works
+	Breaking   = "breaking"   // a client that worked with the old surface may fail with the new
+	Compatible = "compatible" // every client of the old surface still works
 )
 
-// A change is one difference between two snapshots.
-type change struct {
-	Class string `json:"class"` // classBreaking or classCompatible
+// A Change is one difference between two snapshots.
+type Change struct {
+	Class string `json:"class"` // Breaking or Compatible
 	// Item is what changed: "server", "capability", "tool", "resource",
 	// "resourceTemplate" or "prompt"; Name names it (the tool's name, the
 	// resource's URI, …).
@@ -36,32 +36,41 @@ type change struct {
 }
 
 // differ collects the changes between two snapshots.
-type differ struct{ changes []change }
+type differ struct{ changes []Change }
 
 func (d *differ) add(class, item, name, path, code, format string, args ...any) {
-	d.changes = append(d.changes, change{Class: class, Item: item, Name: name, Path: path, Change: code, Message: fmt.Sprintf(format, args...)})
+	d.changes = append(d.changes, Change{Class: class, Item: item, Name: name, Path: path, Change: code, Message: fmt.Sprintf(format, args...)})
 }
 
-// diffSnapshots lists what changed from old to new, breaking changes
-// first, each class in the order of the items.
-func diffSnapshots(old, new *snapshot) []change {
+// Diff lists what changed from old to new, breaking changes first, each
+// class in the order of the items. A snapshot whose schemas nest deeper
+// than MaxDepth is an error (a *DepthError): the work and memory of a
+// diff grow with the size of the snapshots, never with the square of a
+// schema's depth.
+func Diff(old, new *Snapshot) ([]Change, error) {
+	if err := old.check("old: "); err != nil {
+		return nil, err
+	}
+	if err := new.check("new: "); err != nil {
+		return nil, err
+	}
 	d := &differ{}
 	d.server(old, new)
 	d.capabilities(old.Capabilities, new.Capabilities)
-	diffKeyed(d, "tool", old.Tools, new.Tools, func(t *snapTool) string { return t.Name }, d.tool)
-	diffKeyed(d, "resource", old.Resources, new.Resources, func(r *snapResource) string { return r.URI }, d.resource)
-	diffKeyed(d, "resourceTemplate", old.ResourceTemplates, new.ResourceTemplates, func(t *snapTemplate) string { return t.URITemplate }, d.template)
+	diffKeyed(d, "tool", old.Tools, new.Tools, func(t *Tool) string { return t.Name }, d.tool)
+	diffKeyed(d, "resource", old.Resources, new.Resources, func(r *Resource) string { return r.URI }, d.resource)
+	diffKeyed(d, "resourceTemplate", old.ResourceTemplates, new.ResourceTemplates, func(t *Template) string { return t.URITemplate }, d.template)
 	diffKeyed(d, "prompt", old.Prompts, new.Prompts, func(p *protocol.Prompt) string { return p.Name }, d.prompt)
-	slices.SortStableFunc(d.changes, func(a, b change) int {
+	slices.SortStableFunc(d.changes, func(a, b Change) int {
 		if a.Class != b.Class {
-			if a.Class == classBreaking {
+			if a.Class == Breaking {
 				return -1
 			}
 			return 1
 		}
 		return 0
 	})
-	return d.changes
+	return d.changes, nil
 }
 
 // diffKeyed compares two lists of items by key: removed, added, and the
@@ -75,14 +84,14 @@ func diffKeyed[T any](d *differ, item string, old, new []T, key func(T) string, 
 	for _, k := range oldKeys {
 		n, ok := news[k]
 		if !ok {
-			d.add(classBreaking, item, k, "", "removed", "removed")
+			d.add(Breaking, item, k, "", "removed", "removed")
 			continue
 		}
 		same(k, olds[k], n)
 	}
 	for _, k := range newKeys {
 		if _, ok := olds[k]; !ok {
-			d.add(classCompatible, item, k, "", "added", "added")
+			d.add(Compatible, item, k, "", "added", "added")
 		}
 	}
 }
@@ -102,22 +111,22 @@ func firstByKey[T any](items []T, key func(T) string) (map[string]T, []string) {
 	return m, keys
 }
 
-func (d *differ) server(old, new *snapshot) {
+func (d *differ) server(old, new *Snapshot) {
 	o, n := old.ServerInfo, new.ServerInfo
 	if o.Name != n.Name {
-		d.add(classCompatible, "server", n.Name, "name", "name-changed", "serverInfo.name %q → %q", o.Name, n.Name)
+		d.add(Compatible, "server", n.Name, "name", "name-changed", "serverInfo.name %q → %q", o.Name, n.Name)
 	}
 	if o.Version != n.Version {
-		d.add(classCompatible, "server", n.Name, "version", "version-changed", "version %s → %s", orNone(o.Version), orNone(n.Version))
+		d.add(Compatible, "server", n.Name, "version", "version-changed", "version %s → %s", orNone(o.Version), orNone(n.Version))
 	}
 	if o.Title != n.Title {
-		d.add(classCompatible, "server", n.Name, "title", "title-changed", "title changed")
+		d.add(Compatible, "server", n.Name, "title", "title-changed", "title changed")
 	}
 	if old.Protocol != new.Protocol {
-		d.add(classCompatible, "server", n.Name, "protocol", "protocol-changed", "protocol revision %s → %s", orNone(old.Protocol), orNone(new.Protocol))
+		d.add(Compatible, "server", n.Name, "protocol", "protocol-changed", "protocol revision %s → %s", orNone(old.Protocol), orNone(new.Protocol))
 	}
 	if old.Instructions != new.Instructions {
-		d.add(classCompatible, "server", n.Name, "instructions", "instructions-changed", "instructions changed")
+		d.add(Compatible, "server", n.Name, "instructions", "instructions-changed", "instructions changed")
 	}
 }
 
@@ -127,12 +136,12 @@ func (d *differ) capabilities(old, new json.RawMessage) {
 	o, n := capabilityNames(old), capabilityNames(new)
 	for _, c := range o {
 		if !slices.Contains(n, c) {
-			d.add(classBreaking, "capability", c, "", "removed", "no longer declared")
+			d.add(Breaking, "capability", c, "", "removed", "no longer declared")
 		}
 	}
 	for _, c := range n {
 		if !slices.Contains(o, c) {
-			d.add(classCompatible, "capability", c, "", "added", "declared")
+			d.add(Compatible, "capability", c, "", "added", "declared")
 		}
 	}
 }
@@ -163,23 +172,23 @@ func capabilityNames(raw json.RawMessage) []string {
 	return out
 }
 
-func (d *differ) tool(name string, o, n *snapTool) {
+func (d *differ) tool(name string, o, n *Tool) {
 	if o.Title != n.Title {
-		d.add(classCompatible, "tool", name, "title", "title-changed", "title changed")
+		d.add(Compatible, "tool", name, "title", "title-changed", "title changed")
 	}
 	if o.Description != n.Description {
-		d.add(classCompatible, "tool", name, "description", "description-changed", "description changed")
+		d.add(Compatible, "tool", name, "description", "description-changed", "description changed")
 	}
 	in := schemaDiff{d: d, tool: name, output: false}
-	in.compare("input", decodeSchema(o.InputSchema), decodeSchema(n.InputSchema))
+	in.compare(&schemaPath{seg: "input"}, decodeSchema(o.InputSchema), decodeSchema(n.InputSchema))
 	switch {
 	case len(o.OutputSchema) == 0 && len(n.OutputSchema) > 0:
-		d.add(classCompatible, "tool", name, "output", "output-schema-added", "now declares an output schema")
+		d.add(Compatible, "tool", name, "output", "output-schema-added", "now declares an output schema")
 	case len(o.OutputSchema) > 0 && len(n.OutputSchema) == 0:
-		d.add(classBreaking, "tool", name, "output", "output-schema-removed", "no longer declares an output schema (structuredContent may stop coming)")
+		d.add(Breaking, "tool", name, "output", "output-schema-removed", "no longer declares an output schema (structuredContent may stop coming)")
 	case len(o.OutputSchema) > 0:
 		out := schemaDiff{d: d, tool: name, output: true}
-		out.compare("output", decodeSchema(o.OutputSchema), decodeSchema(n.OutputSchema))
+		out.compare(&schemaPath{seg: "output"}, decodeSchema(o.OutputSchema), decodeSchema(n.OutputSchema))
 	}
 	d.annotations(name, o.Annotations, n.Annotations)
 	ot, nt := "", ""
@@ -190,9 +199,9 @@ func (d *differ) tool(name string, o, n *snapTool) {
 		nt = n.Execution.TaskSupport
 	}
 	if ot != nt {
-		class := classCompatible
+		class := Compatible
 		if nt == "required" {
-			class = classBreaking // a client without tasks can no longer call it
+			class = Breaking // a client without tasks can no longer call it
 		}
 		d.add(class, "tool", name, "execution.taskSupport", "task-support-changed", "task support %s → %s", orNone(ot), orNone(nt))
 	}
@@ -209,7 +218,7 @@ func (d *differ) annotations(name string, o, n *protocol.ToolAnnotations) {
 		n = &protocol.ToolAnnotations{}
 	}
 	if o.Title != n.Title {
-		d.add(classCompatible, "tool", name, "annotations.title", "title-changed", "annotation title changed")
+		d.add(Compatible, "tool", name, "annotations.title", "title-changed", "annotation title changed")
 	}
 	// The spec's defaults: readOnly false, destructive true, idempotent
 	// false, openWorld true.
@@ -224,9 +233,9 @@ func (d *differ) annotations(name string, o, n *protocol.ToolAnnotations) {
 		if a == b {
 			return
 		}
-		class := classCompatible
+		class := Compatible
 		if a == safe {
-			class = classBreaking
+			class = Breaking
 		}
 		d.add(class, "tool", name, "annotations."+field, "hint-changed", "%s %v → %v", field, a, b)
 	}
@@ -241,27 +250,27 @@ func (d *differ) annotations(name string, o, n *protocol.ToolAnnotations) {
 	hint("openWorldHint", o.OpenWorldHint, n.OpenWorldHint, true, false)
 }
 
-func (d *differ) resource(uri string, o, n *snapResource) {
+func (d *differ) resource(uri string, o, n *Resource) {
 	if o.MimeType != n.MimeType {
-		d.add(classBreaking, "resource", uri, "mimeType", "mime-type-changed", "mimeType %s → %s", orNone(o.MimeType), orNone(n.MimeType))
+		d.add(Breaking, "resource", uri, "mimeType", "mime-type-changed", "mimeType %s → %s", orNone(o.MimeType), orNone(n.MimeType))
 	}
 	if o.Name != n.Name || o.Title != n.Title || o.Description != n.Description || !slices.Equal(o.Audience, n.Audience) {
-		d.add(classCompatible, "resource", uri, "", "description-changed", "name, title, description or audience changed")
+		d.add(Compatible, "resource", uri, "", "description-changed", "name, title, description or audience changed")
 	}
 }
 
-func (d *differ) template(uri string, o, n *snapTemplate) {
+func (d *differ) template(uri string, o, n *Template) {
 	if o.MimeType != n.MimeType {
-		d.add(classBreaking, "resourceTemplate", uri, "mimeType", "mime-type-changed", "mimeType %s → %s", orNone(o.MimeType), orNone(n.MimeType))
+		d.add(Breaking, "resourceTemplate", uri, "mimeType", "mime-type-changed", "mimeType %s → %s", orNone(o.MimeType), orNone(n.MimeType))
 	}
 	if o.Name != n.Name || o.Title != n.Title || o.Description != n.Description {
-		d.add(classCompatible, "resourceTemplate", uri, "", "description-changed", "name, title or description changed")
+		d.add(Compatible, "resourceTemplate", uri, "", "description-changed", "name, title or description changed")
 	}
 }
 
 func (d *differ) prompt(name string, o, n *protocol.Prompt) {
 	if o.Title != n.Title || o.Description != n.Description {
-		d.add(classCompatible, "prompt", name, "", "description-changed", "title or description changed")
+		d.add(Compatible, "prompt", name, "", "description-changed", "title or description changed")
 	}
 	argName := func(a protocol.PromptArgument) string { return a.Name }
 	oa, oldNames := firstByKey(o.Arguments, argName)
@@ -272,13 +281,13 @@ func (d *differ) prompt(name string, o, n *protocol.Prompt) {
 		path := "argument " + a.Name
 		switch {
 		case !ok:
-			d.add(classBreaking, "prompt", name, path, "argument-removed", "argument %s removed", a.Name)
+			d.add(Breaking, "prompt", name, path, "argument-removed", "argument %s removed", a.Name)
 		case !a.Required && b.Required:
-			d.add(classBreaking, "prompt", name, path, "now-required", "argument %s is now required", a.Name)
+			d.add(Breaking, "prompt", name, path, "now-required", "argument %s is now required", a.Name)
 		case a.Required && !b.Required:
-			d.add(classCompatible, "prompt", name, path, "now-optional", "argument %s is now optional", a.Name)
+			d.add(Compatible, "prompt", name, path, "now-optional", "argument %s is now optional", a.Name)
 		case a.Description != b.Description || a.Title != b.Title:
-			d.add(classCompatible, "prompt", name, path, "description-changed", "argument %s: description changed", a.Name)
+			d.add(Compatible, "prompt", name, path, "description-changed", "argument %s: description changed", a.Name)
 		}
 	}
 	for _, bn := range newNames {
@@ -287,9 +296,9 @@ func (d *differ) prompt(name string, o, n *protocol.Prompt) {
 			continue
 		}
 		if b.Required {
-			d.add(classBreaking, "prompt", name, "argument "+b.Name, "required-added", "new required argument %s", b.Name)
+			d.add(Breaking, "prompt", name, "argument "+b.Name, "required-added", "new required argument %s", b.Name)
 		} else {
-			d.add(classCompatible, "prompt", name, "argument "+b.Name, "optional-added", "new optional argument %s", b.Name)
+			d.add(Compatible, "prompt", name, "argument "+b.Name, "optional-added", "new optional argument %s", b.Name)
 		}
 	}
 }
@@ -309,51 +318,106 @@ type schemaDiff struct {
 
 // narrowed records a change that makes the schema accept less.
 func (s schemaDiff) narrowed(path, code, format string, args ...any) {
-	class := classBreaking
+	class := Breaking
 	if s.output {
-		class = classCompatible
+		class = Compatible
 	}
 	s.d.add(class, "tool", s.tool, path, code, format, args...)
 }
 
 // widened records a change that makes the schema accept more.
 func (s schemaDiff) widened(path, code, format string, args ...any) {
-	class := classCompatible
+	class := Compatible
 	if s.output {
-		class = classBreaking
+		class = Breaking
 	}
 	s.d.add(class, "tool", s.tool, path, code, format, args...)
 }
 
 // changed records a change that is neither: breaking either way.
 func (s schemaDiff) changed(path, code, format string, args ...any) {
-	s.d.add(classBreaking, "tool", s.tool, path, code, format, args...)
+	s.d.add(Breaking, "tool", s.tool, path, code, format, args...)
 }
 
 func (s schemaDiff) info(path, code, format string, args ...any) {
-	s.d.add(classCompatible, "tool", s.tool, path, code, format, args...)
+	s.d.add(Compatible, "tool", s.tool, path, code, format, args...)
 }
 
 // decodeSchema decodes a schema; anything but an object (true, a broken
 // value) is the schema that accepts everything.
 func decodeSchema(raw json.RawMessage) map[string]any {
-	v, err := decodeJSON(raw)
+	v, err := DecodeJSON(raw)
 	if m, ok := v.(map[string]any); ok && err == nil {
 		return m
 	}
 	return map[string]any{}
 }
 
-// compare compares two schemas at path.
-func (s schemaDiff) compare(path string, o, n map[string]any) {
-	s.types(path, o, n)
-	s.enums(path, o, n)
-	s.bounds(path, o, n)
-	s.properties(path, o, n)
-	if oi, ni := schemaMember(o, "items"), schemaMember(n, "items"); oi != nil || ni != nil {
-		s.compare(path+"[]", orEmpty(oi), orEmpty(ni))
+// A schemaPath is a position in a schema, "input.a.b[]", kept as a chain
+// of segments and spelled out only for a change: a diff that built every
+// position's whole path as text would use memory growing with the square
+// of the schema's depth.
+type schemaPath struct {
+	parent *schemaPath
+	seg    string // "input" or "output" at the root, then ".name" or "[]"
+	str    string // the whole path, once spelled out
+}
+
+// child is the position seg below p.
+func (p *schemaPath) child(seg string) *schemaPath { return &schemaPath{parent: p, seg: seg} }
+
+// maxPathBytes bounds a path as a change spells it: a longer one keeps
+// its first and last maxPathBytes/2 bytes around "…". Real paths are far
+// shorter; the bound keeps a diff's output proportional to the number of
+// changes when a hostile schema nests long names to the depth limit.
+const maxPathBytes = 1024
+
+// String spells the path out: "input.a.b[]", shortened in the middle
+// past maxPathBytes.
+func (p *schemaPath) String() string {
+	if p.str != "" {
+		return p.str
 	}
-	s.rest(path, o, n)
+	var segs []string // leaf first
+	n := 0
+	for q := p; q != nil; q = q.parent {
+		segs = append(segs, q.seg)
+		n += len(q.seg)
+	}
+	slices.Reverse(segs)
+	if n <= maxPathBytes {
+		p.str = strings.Join(segs, "")
+		return p.str
+	}
+	head := make([]byte, 0, maxPathBytes/2)
+	for _, s := range segs {
+		head = append(head, s[:min(len(s), cap(head)-len(head))]...)
+		if len(head) == cap(head) {
+			break
+		}
+	}
+	tail := make([]byte, maxPathBytes/2)
+	at := len(tail)
+	for i := len(segs) - 1; i >= 0 && at > 0; i-- {
+		s := segs[i]
+		s = s[max(0, len(s)-at):]
+		at -= len(s)
+		copy(tail[at:], s)
+	}
+	p.str = strings.ToValidUTF8(string(head)+"…"+string(tail), "")
+	return p.str
+}
+
+// compare compares two schemas at p.
+func (s schemaDiff) compare(p *schemaPath, o, n map[string]any) {
+	s.types(p, o, n)
+	s.enums(p, o, n)
+	s.bounds(p, o, n)
+	s.properties(p, o, n)
+	if oi, ni := schemaMember(o, "items"), schemaMember(n, "items"); oi != nil || ni != nil {
+		s.compare(p.child("[]"), orEmpty(oi), orEmpty(ni))
+	}
+	s.rest(p, o, n)
 }
 
 // schemaMember returns a member of a schema that is itself a schema.
@@ -420,17 +484,17 @@ func typeSubset(a, b map[string]bool) bool {
 	return true
 }
 
-func (s schemaDiff) types(path string, o, n map[string]any) {
+func (s schemaDiff) types(p *schemaPath, o, n map[string]any) {
 	ot, nt := schemaTypes(o), schemaTypes(n)
 	sub, sup := typeSubset(nt, ot), typeSubset(ot, nt)
 	switch {
 	case sub && sup:
 	case sub:
-		s.narrowed(path, "type-narrowed", "%s: type %s → %s", label(path), typeNames(ot), typeNames(nt))
+		s.narrowed(p.String(), "type-narrowed", "%s: type %s → %s", label(p.String()), typeNames(ot), typeNames(nt))
 	case sup:
-		s.widened(path, "type-widened", "%s: type %s → %s", label(path), typeNames(ot), typeNames(nt))
+		s.widened(p.String(), "type-widened", "%s: type %s → %s", label(p.String()), typeNames(ot), typeNames(nt))
 	default:
-		s.changed(path, "type-changed", "%s: type %s → %s", label(path), typeNames(ot), typeNames(nt))
+		s.changed(p.String(), "type-changed", "%s: type %s → %s", label(p.String()), typeNames(ot), typeNames(nt))
 	}
 }
 
@@ -453,23 +517,23 @@ func enumValues(m map[string]any) []string {
 	return out
 }
 
-func (s schemaDiff) enums(path string, o, n map[string]any) {
+func (s schemaDiff) enums(p *schemaPath, o, n map[string]any) {
 	oe, ne := enumValues(o), enumValues(n)
 	switch {
 	case oe == nil && ne == nil:
 	case oe == nil:
-		s.narrowed(path, "enum-added", "%s: now limited to %s", label(path), strings.Join(ne, ", "))
+		s.narrowed(p.String(), "enum-added", "%s: now limited to %s", label(p.String()), strings.Join(ne, ", "))
 	case ne == nil:
-		s.widened(path, "enum-removed", "%s: no longer limited to %s", label(path), strings.Join(oe, ", "))
+		s.widened(p.String(), "enum-removed", "%s: no longer limited to %s", label(p.String()), strings.Join(oe, ", "))
 	default:
 		for _, v := range oe {
 			if !slices.Contains(ne, v) {
-				s.narrowed(path, "enum-value-removed", "%s: value %s removed", label(path), v)
+				s.narrowed(p.String(), "enum-value-removed", "%s: value %s removed", label(p.String()), v)
 			}
 		}
 		for _, v := range ne {
 			if !slices.Contains(oe, v) {
-				s.widened(path, "enum-value-added", "%s: value %s added", label(path), v)
+				s.widened(p.String(), "enum-value-added", "%s: value %s added", label(p.String()), v)
 			}
 		}
 	}
@@ -482,25 +546,25 @@ var (
 	upperBounds = []string{"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"}
 )
 
-func (s schemaDiff) bounds(path string, o, n map[string]any) {
+func (s schemaDiff) bounds(p *schemaPath, o, n map[string]any) {
 	check := func(key string, lower bool) {
 		ov, ook := numberOf(o[key])
 		nv, nok := numberOf(n[key])
 		switch {
 		case !ook && !nok:
 		case !ook:
-			s.narrowed(path, "bound-added", "%s: %s %s added", label(path), key, nv.RatString())
+			s.narrowed(p.String(), "bound-added", "%s: %s %s added", label(p.String()), key, nv.RatString())
 		case !nok:
-			s.widened(path, "bound-removed", "%s: %s %s removed", label(path), key, ov.RatString())
+			s.widened(p.String(), "bound-removed", "%s: %s %s removed", label(p.String()), key, ov.RatString())
 		default:
 			c := nv.Cmp(ov)
 			if c == 0 {
 				return
 			}
 			if (c > 0) == lower {
-				s.narrowed(path, "bound-narrowed", "%s: %s %s → %s", label(path), key, ov.RatString(), nv.RatString())
+				s.narrowed(p.String(), "bound-narrowed", "%s: %s %s → %s", label(p.String()), key, ov.RatString(), nv.RatString())
 			} else {
-				s.widened(path, "bound-widened", "%s: %s %s → %s", label(path), key, ov.RatString(), nv.RatString())
+				s.widened(p.String(), "bound-widened", "%s: %s %s → %s", label(p.String()), key, ov.RatString(), nv.RatString())
 			}
 		}
 	}
@@ -516,11 +580,11 @@ func (s schemaDiff) bounds(path string, o, n map[string]any) {
 		switch {
 		case ook == nok && ov == nv:
 		case !ook:
-			s.narrowed(path, k+"-added", "%s: %s %q added", label(path), k, nv)
+			s.narrowed(p.String(), k+"-added", "%s: %s %q added", label(p.String()), k, nv)
 		case !nok:
-			s.widened(path, k+"-removed", "%s: %s %q removed", label(path), k, ov)
+			s.widened(p.String(), k+"-removed", "%s: %s %q removed", label(p.String()), k, ov)
 		default:
-			s.changed(path, k+"-changed", "%s: %s %q → %q", label(path), k, ov, nv)
+			s.changed(p.String(), k+"-changed", "%s: %s %q → %q", label(p.String()), k, ov, nv)
 		}
 	}
 }
@@ -554,7 +618,7 @@ func additional(m map[string]any) bool {
 	return !ok || v != false
 }
 
-func (s schemaDiff) properties(path string, o, n map[string]any) {
+func (s schemaDiff) properties(p *schemaPath, o, n map[string]any) {
 	op, np := schemaMember(o, "properties"), schemaMember(n, "properties")
 	or, nr := requiredSet(o), requiredSet(n)
 	what := "argument"
@@ -562,52 +626,53 @@ func (s schemaDiff) properties(path string, o, n map[string]any) {
 		what = "field"
 	}
 	for _, k := range slices.Sorted(maps.Keys(op)) {
-		p := path + "." + k
+		c := p.child("." + k)
 		ps, _ := op[k].(map[string]any)
 		nps, ok := np[k]
 		if !ok {
 			// Gone: callers that send it are refused or silently
 			// ignored; consumers that read it find nothing.
-			s.changed(p, what+"-removed", "%s %s removed", what, dotted(p))
+			s.changed(c.String(), what+"-removed", "%s %s removed", what, dotted(c.String()))
 			continue
 		}
 		nm, _ := nps.(map[string]any)
 		switch {
 		case !or[k] && nr[k]:
-			s.narrowed(p, "now-required", "%s %s is now required", what, dotted(p))
+			s.narrowed(c.String(), "now-required", "%s %s is now required", what, dotted(c.String()))
 		case or[k] && !nr[k]:
-			s.widened(p, "now-optional", "%s %s is now optional", what, dotted(p))
+			s.widened(c.String(), "now-optional", "%s %s is now optional", what, dotted(c.String()))
 		}
-		s.compare(p, orEmpty(ps), orEmpty(nm))
+		s.compare(c, orEmpty(ps), orEmpty(nm))
 	}
 	for _, k := range slices.Sorted(maps.Keys(np)) {
 		if _, ok := op[k]; ok {
 			continue
 		}
-		p := path + "." + k
+		c := p.child("." + k).String()
 		switch {
 		case s.output:
-			s.info(p, "field-added", "new field %s", dotted(p))
+			s.info(c, "field-added", "new field %s", dotted(c))
 		case nr[k]:
-			s.changed(p, "required-added", "new required argument %s", dotted(p))
+			s.changed(c, "required-added", "new required argument %s", dotted(c))
 		default:
-			s.info(p, "optional-added", "new optional argument %s", dotted(p))
+			s.info(c, "optional-added", "new optional argument %s", dotted(c))
 		}
 	}
 	// Required names without a property of their own.
 	for _, k := range slices.Sorted(maps.Keys(nr)) {
 		if _, ok := np[k]; !ok && !or[k] {
 			if _, had := op[k]; !had {
-				s.narrowed(path+"."+k, "required-added", "%s %s is now required", what, dotted(path+"."+k))
+				c := p.child("." + k).String()
+				s.narrowed(c, "required-added", "%s %s is now required", what, dotted(c))
 			}
 		}
 	}
 	oa, na := additional(o), additional(n)
 	switch {
 	case oa && !na && (len(op) > 0 || len(np) > 0):
-		s.narrowed(path, "additional-closed", "%s: other properties are no longer allowed", label(path))
+		s.narrowed(p.String(), "additional-closed", "%s: other properties are no longer allowed", label(p.String()))
 	case !oa && na:
-		s.widened(path, "additional-opened", "%s: other properties are now allowed", label(path))
+		s.widened(p.String(), "additional-opened", "%s: other properties are now allowed", label(p.String()))
 	}
 }
 
@@ -626,7 +691,7 @@ var handledKeywords = map[string]bool{
 // rest compares the keywords compare does not know one by one: a change
 // of a describing one is compatible; of any other (anyOf, $ref, $defs,
 // …) breaking, since mcpwire cannot tell which way it goes.
-func (s schemaDiff) rest(path string, o, n map[string]any) {
+func (s schemaDiff) rest(p *schemaPath, o, n map[string]any) {
 	keys := map[string]bool{}
 	for k := range o {
 		keys[k] = true
@@ -646,10 +711,10 @@ func (s schemaDiff) rest(path string, o, n map[string]any) {
 			described = append(described, k)
 			continue
 		}
-		s.changed(path, "keyword-changed", "%s: %s changed", label(path), k)
+		s.changed(p.String(), "keyword-changed", "%s: %s changed", label(p.String()), k)
 	}
 	if len(described) > 0 {
-		s.info(path, "description-changed", "%s: %s changed", label(path), strings.Join(described, ", "))
+		s.info(p.String(), "description-changed", "%s: %s changed", label(p.String()), strings.Join(described, ", "))
 	}
 }
 
