@@ -229,11 +229,17 @@ func (inv *invocation) printDiff(rep *diffReport) {
 	inv.printf("\n%s\n", changeSummary(rep))
 }
 
-// diffMarkdown renders the diff for a pull-request comment.
+// diffMarkdown renders the diff for a pull-request comment. Every string
+// that is not mcpwire's own words (a side's source and server, an item's
+// name, a change's message, which quotes the server) goes through the
+// Markdown escaper of its place: safe.MarkdownCode in a code span of a
+// cell, safe.MarkdownText elsewhere; so no server text opens a comment
+// that hides the rows after it, HTML, a link or an image
+// (TestEscaperMarkdownWriters holds this function to that).
 func diffMarkdown(rep *diffReport) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### MCP server surface: %s\n\n", changeSummary(rep))
-	fmt.Fprintf(&b, "%s → %s\n\n", mdCode(sideName(rep.Old)), mdCode(sideName(rep.New)))
+	fmt.Fprintf(&b, "%s → %s\n\n", safe.MarkdownText(sideName(rep.Old)), safe.MarkdownText(sideName(rep.New)))
 	if len(rep.Changes) == 0 {
 		b.WriteString("No changes.\n")
 		return b.String()
@@ -248,36 +254,16 @@ func diffMarkdown(rep *diffReport) string {
 		if c.Item == "resourceTemplate" {
 			what = "resource template"
 		}
-		fmt.Fprintf(&b, "| %s | %s %s | %s |\n", class, what, mdCode(c.Name), mdCell(c.Message))
+		fmt.Fprintf(&b, "| %s | %s %s | %s |\n", class, safe.MarkdownText(what), safe.MarkdownCode(c.Name), safe.MarkdownText(c.Message))
 	}
 	if rep.FailOn != "" {
 		verdict := "passes"
 		if !rep.OK {
 			verdict = "fails"
 		}
-		fmt.Fprintf(&b, "\n`--fail-on %s` %s.\n", rep.FailOn, verdict)
+		fmt.Fprintf(&b, "\n`--fail-on %s` %s.\n", safe.MarkdownText(rep.FailOn), verdict)
 	}
 	return b.String()
-}
-
-// mdCode puts s in a code span that its own backticks cannot end.
-func mdCode(s string) string {
-	s = mdCell(s)
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return fence + s + fence
-}
-
-// mdCell makes s safe inside a table cell: one line, pipes escaped,
-// control characters out.
-func mdCell(s string) string {
-	s = safe.Sanitize(strings.Join(strings.Fields(s), " "))
-	return strings.ReplaceAll(s, "|", `\|`)
 }
 
 // diffJUnit adds one test case per item compared: tools, prompts,

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
@@ -167,41 +166,13 @@ func (r *junitReport) encode() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// xmlAttr is s as a quoted XML attribute value.
-func xmlAttr(s string) string { return `"` + xmlEscape(s, true) + `"` }
+// xmlAttr is s as a quoted XML attribute value (safe.XMLAttr): every
+// attribute of the report is written through it.
+func xmlAttr(s string) string { return `"` + safe.XMLAttr(s) + `"` }
 
-// xmlText is s as XML character data.
-func xmlText(s string) string { return xmlEscape(s, false) }
-
-// xmlEscape escapes the markup characters of s, and in an attribute the
-// white space an XML reader would fold; a character XML 1.0 cannot hold
-// (most controls, invalid UTF-8) becomes U+FFFD.
-func xmlEscape(s string, attr bool) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '&':
-			b.WriteString("&amp;")
-		case r == '<':
-			b.WriteString("&lt;")
-		case r == '>':
-			b.WriteString("&gt;")
-		case r == '"' && attr:
-			b.WriteString("&quot;")
-		case (r == '\n' || r == '\r' || r == '\t') && attr:
-			fmt.Fprintf(&b, "&#%d;", r)
-		case r == '\r':
-			b.WriteString("&#13;")
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case r < 0x20, r == utf8.RuneError, r >= 0xD800 && r <= 0xDFFF, r == 0xFFFE, r == 0xFFFF:
-			b.WriteRune(utf8.RuneError)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// xmlText is s as XML character data (safe.XMLText): every text of the
+// report is written through it.
+func xmlText(s string) string { return safe.XMLText(s) }
 
 // writeJUnit writes the report of --junit, when asked for; a command that
 // failed before it added a case gets one failed case saying why.

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"encoding/xml"
-	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // parsedJUnit is the report read back by encoding/xml.
@@ -30,18 +30,10 @@ type parsedJUnit struct {
 	} `xml:"testsuite"`
 }
 
-// xmlSafe is what a string becomes in XML: the characters XML 1.0
-// cannot hold replaced by U+FFFD.
-func xmlSafe(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r >= 0xD800 && r <= 0xDFFF || r == 0xFFFE || r == 0xFFFF {
-			r = utf8.RuneError
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// xmlSafe is what a string becomes in an attribute of the report: one
+// line, every character XML 1.0 cannot hold (and every other one a
+// terminal would act on) shown escaped, as safe.Sanitize shows it.
+func xmlSafe(s string) string { return safe.Sanitize(s) }
 
 func encodeOne(t *testing.T, s string) (*parsedJUnit, []byte) {
 	t.Helper()
@@ -71,8 +63,8 @@ func TestJUnitXML(t *testing.T) {
 		}
 		want := xmlSafe(s)
 		c := p.Suites[0].Cases
-		// \r is written as a character reference, which XML readers keep.
-		text := want
+		// Text keeps its lines (safe.SanitizeText).
+		text := safe.SanitizeText(s)
 		if p.Suites[0].Name != want || c[0].Name != want || c[1].Failure.Message != want || c[2].Skipped.Message != want ||
 			c[0].SystemOut != text || c[1].Failure.Text != text {
 			t.Errorf("%q did not come back as %q:\n%s", s, want, data)
@@ -81,7 +73,7 @@ func TestJUnitXML(t *testing.T) {
 }
 
 // FuzzJUnitText: any text gives a report that encoding/xml reads back as
-// that text (the characters XML cannot hold replaced).
+// that text (the characters XML cannot hold shown escaped).
 func FuzzJUnitText(f *testing.F) {
 	f.Add("a<b>&\"c\"\n\x00")
 	f.Add("\r\n\r")

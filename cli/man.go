@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 func runMan(ctx context.Context, inv *invocation, args []string) error {
@@ -27,29 +29,9 @@ func runMan(ctx context.Context, inv *invocation, args []string) error {
 	return err
 }
 
-// roff escapes text for a roff line: backslashes, and a line that would
-// start with a control character.
-func roff(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\e`)
-	s = strings.ReplaceAll(s, "-", `\-`)
-	var b strings.Builder
-	for i, line := range strings.Split(s, "\n") {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		if strings.HasPrefix(line, ".") || strings.HasPrefix(line, "'") {
-			b.WriteString(`\&`)
-		}
-		for _, r := range line {
-			if r < 0x80 {
-				b.WriteRune(r)
-			} else {
-				fmt.Fprintf(&b, `\[u%04X]`, r)
-			}
-		}
-	}
-	return b.String()
-}
+// roff is text of the page (safe.Roff): every text of the page, ours
+// included, is written through it.
+func roff(s string) string { return safe.Roff(s) }
 
 // manSections are the prose of the man page, after the commands.
 var manSections = []struct{ title, body string }{

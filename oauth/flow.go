@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"html"
 	"net"
 	"net/http"
 	"net/url"
@@ -451,7 +450,7 @@ func waitCallback(ctx context.Context, ln net.Listener, timeout time.Duration, o
 			w.WriteHeader(http.StatusBadRequest)
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, callbackPage, html.EscapeString(msg))
+		fmt.Fprintf(w, callbackPage, safe.HTMLText(msg))
 		select {
 		case results <- result{code, err}:
 		default:

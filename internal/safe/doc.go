@@ -3,6 +3,10 @@
 //
 //   - terminal sanitizing ([Sanitize], [SanitizeText]): text from a server
 //     or a project file cannot drive the terminal or forge a line;
+//   - one escaper for each other sink, each built on the terminal's:
+//     Markdown ([MarkdownText], [MarkdownCode]), HTML ([HTMLText]), XML
+//     ([XMLText], [XMLAttr]), JSON ([EscapeJSON]), shell words
+//     ([ShellQuote], [FishQuote]) and man pages ([Roff]);
 //   - redaction ([Redactor], [Writer]): secrets are masked in every form
 //     they take in output (plain, JSON-escaped, URL-escaped, base64 inside
 //     "Basic"), also in a stream whose writes split a secret;

@@ -125,7 +125,7 @@ func unsafeRune(r rune) bool {
 }
 
 // EscapeJSON returns the JSON text doc with every character that
-// [Sanitize] would show escaped and that JSON leaves as it is (C1
+// [Sanitize] would show escaped and that JSON leaves as it is (DEL, C1
 // controls, bidi and zero-width characters, the other format characters,
 // U+2028 and U+2029) written as a \uXXXX escape instead. The decoded
 // values do not change; a terminal that shows the document is not driven
@@ -134,6 +134,9 @@ func EscapeJSON(doc []byte) []byte {
 	i := 0
 	for i < len(doc) {
 		if doc[i] < utf8.RuneSelf {
+			if doc[i] == 0x7f {
+				break
+			}
 			i++
 			continue
 		}
@@ -153,8 +156,12 @@ func EscapeJSON(doc []byte) []byte {
 		out = append(out, '\\', 'u', hex[u>>12&0xf], hex[u>>8&0xf], hex[u>>4&0xf], hex[u&0xf])
 	}
 	for i < len(doc) {
-		if doc[i] < utf8.RuneSelf {
-			out = append(out, doc[i])
+		if c := doc[i]; c < utf8.RuneSelf {
+			if c == 0x7f {
+				esc(0x7f)
+			} else {
+				out = append(out, c)
+			}
 			i++
 			continue
 		}
