@@ -443,6 +443,8 @@ type jHelp struct {
 
 type jVersion struct {
 	Version       string   `json:"version"`
+	License       string   `json:"license"`
+	BuildDate     string   `json:"buildDate"`
 	Module        string   `json:"module"`
 	ModuleVersion string   `json:"moduleVersion"`
 	Revision      string   `json:"revision"`

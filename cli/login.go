@@ -204,7 +204,7 @@ func (inv *invocation) tokenAccepted(ctx context.Context, opts *manager.LoginOpt
 	stop := inv.spinner("checking the saved token with " + name)
 	defer stop()
 	conn, err := manager.Dial(pctx, spec, &manager.DialOptions{HTTPClient: manager.AuthClient(opts.Home, name, spec.URL),
-		Protocol: protocol.Options{ClientName: "mcpwire", ClientVersion: Version}})
+		Protocol: protocol.Options{ClientName: "mcpwire", ClientVersion: clientVersion()}})
 	if err != nil {
 		return false
 	}

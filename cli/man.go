@@ -73,7 +73,7 @@ mcpwire import --from claude-desktop`},
 // manPage is the manual page, in roff, made from the command table.
 func manPage() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, ".TH MCPWIRE 1 \"\" \"mcpwire %s\" \"User Commands\"\n", Version)
+	fmt.Fprintf(&b, ".TH MCPWIRE 1 \"\" \"mcpwire %s\" \"User Commands\"\n", clientVersion())
 	b.WriteString(".SH NAME\nmcpwire \\- a client for MCP (Model Context Protocol) servers\n")
 	b.WriteString(".SH SYNOPSIS\n.B mcpwire\n.RB [ \\-\\-home\n.IR DIR ]\n.I command\n.RI [ arguments ]\n")
 	b.WriteString(".SH DESCRIPTION\n")

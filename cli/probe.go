@@ -56,7 +56,7 @@ func runProbe(ctx context.Context, inv *invocation, args []string) error {
 	if len(rest) > 0 {
 		return usageErr("unexpected arguments: %s", strings.Join(rest, " "))
 	}
-	opts, err := inv.dialOptions(t, &tf, protocol.Options{ClientName: "mcpwire", ClientVersion: Version})
+	opts, err := inv.dialOptions(t, &tf, protocol.Options{ClientName: "mcpwire", ClientVersion: clientVersion()})
 	if err != nil {
 		return err
 	}

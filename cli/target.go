@@ -215,7 +215,7 @@ func (inv *invocation) dialOptions(t *target, tf *targetFlags, popts protocol.Op
 	}
 	if popts.ClientName == "" {
 		popts.ClientName = "mcpwire"
-		popts.ClientVersion = Version
+		popts.ClientVersion = clientVersion()
 	}
 	if len(tf.roots) > 0 {
 		roots, err := rootsFrom(inv.env.Dir, tf.roots)

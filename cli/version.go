@@ -10,13 +10,39 @@ import (
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
-// Version is mcpwire's version, sent as clientInfo.version.
+// Version is mcpwire's version, sent as clientInfo.version, when the
+// build is not a release (see [releaseVersion]).
 const Version = "0.1.0"
+
+// License is the SPDX identifier of mcpwire's licence (the LICENSE file).
+const License = "Apache-2.0"
+
+// The stamp of a release build, set by scripts/release.sh with -ldflags
+// -X; empty in every other build (go build, go install). Nothing writes
+// them at run time.
+var (
+	releaseVersion string // $VERSION of the release: "v1.2.3"
+	releaseCommit  string // the commit built
+	releaseDate    string // the commit's time (RFC 3339, UTC), the build date of a reproducible build
+)
+
+// clientVersion is what mcpwire sends as clientInfo.version: the
+// release's version, else Version.
+func clientVersion() string {
+	if releaseVersion != "" {
+		return releaseVersion
+	}
+	return Version
+}
 
 // versionReport is `mcpwire version --json`.
 type versionReport struct {
 	docHeader
 	Version string `json:"version"` // mcpwire's own, sent as clientInfo.version
+	License string `json:"license"` // SPDX: "Apache-2.0"
+	// BuildDate is a release's build date (its commit's time); "" in
+	// other builds.
+	BuildDate string `json:"buildDate"`
 	// Module and ModuleVersion come from the build: the module path, and
 	// its version ("v1.2.3" from go install …@v1.2.3, "(devel)" from a
 	// checkout).
@@ -35,8 +61,10 @@ type versionReport struct {
 
 // buildVersion reads the build's module and VCS stamp.
 func buildVersion() *versionReport {
-	rep := &versionReport{docHeader: docHeader{Schema: 1, Command: "version", OK: true}, Version: Version, Go: runtime.Version(),
+	rep := &versionReport{docHeader: docHeader{Schema: 1, Command: "version", OK: true}, Version: clientVersion(),
+		License: License, BuildDate: releaseDate, Go: runtime.Version(),
 		Platform: runtime.GOOS + "/" + runtime.GOARCH, Protocols: protocol.SupportedVersions()}
+	rep.Revision, rep.RevisionTime = releaseCommit, releaseDate
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return rep
@@ -46,9 +74,13 @@ func buildVersion() *versionReport {
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
-			rep.Revision = s.Value
+			if releaseCommit == "" {
+				rep.Revision = s.Value
+			}
 		case "vcs.time":
-			rep.RevisionTime = s.Value
+			if releaseCommit == "" {
+				rep.RevisionTime = s.Value
+			}
 		case "vcs.modified":
 			rep.Modified = s.Value == "true"
 		}
@@ -85,6 +117,10 @@ func runVersion(ctx context.Context, inv *invocation, args []string) error {
 		}
 		inv.printf("  revision:  %s\n", rev)
 	}
+	if rep.BuildDate != "" {
+		inv.printf("  built:     %s\n", rep.BuildDate)
+	}
+	inv.printf("  license:   %s\n", rep.License)
 	inv.printf("  go:        %s %s\n", rep.Go, rep.Platform)
 	inv.printf("  protocols: %s\n", strings.Join(rep.Protocols, ", "))
 	return nil

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # release.sh builds the release binaries of mcpwire: linux, darwin and
 # windows, each for amd64 and arm64, static (CGO_ENABLED=0), with
-# -trimpath and -ldflags='-s -w', and writes their SHA-256 sums.
+# -trimpath and -ldflags='-s -w -buildid=', and writes their SHA-256 sums
+# and an SBOM (CycloneDX 1.5 JSON) of the module graph they link.
 #
 #   bash scripts/release.sh [OUT]        (OUT defaults to dist/)
 #
-# Each binary is OUT/mcpwire-VERSION-GOOS-GOARCH (.exe on windows), and
-# OUT/SHA256SUMS lists them in the format `sha256sum -c` reads. VERSION is
-# $VERSION, else `git describe --tags --always --dirty`, else "dev". The
-# build carries its VCS stamp when built from a git checkout (mcpwire
-# version shows the revision).
+# Each binary is OUT/mcpwire-VERSION-GOOS-GOARCH (.exe on windows),
+# OUT/mcpwire-VERSION.cdx.json is the SBOM, and OUT/SHA256SUMS lists them
+# all in the format `sha256sum -c` reads. VERSION is $VERSION, else `git
+# describe --tags --always --dirty`, else "dev".
+#
+# The version, the commit and the build date are stamped into the binary
+# (-X): `mcpwire version` says them. The build date is the commit's time
+# (or $SOURCE_DATE_EPOCH), never the clock, and the build ID is empty, so
+# that the same commit gives the same bytes twice (with the same Go).
 #
 # The release binaries speak HTTP/1.1 only: they are built with the
 # standard library's nethttpomithttp2 tag, which leaves out net/http's
@@ -37,6 +42,12 @@ out=$(cd "$out" && pwd)
 targets=${TARGETS:-"linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"}
 max=${MAX_BYTES:-9000000}
 version=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
+commit=$(git rev-parse HEAD 2>/dev/null || true)
+epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
+# GNU date takes -d @EPOCH, BSD date -r EPOCH.
+date=$(date -u -d "@$epoch" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u -r "$epoch" +%Y-%m-%dT%H:%M:%SZ)
+pkg=github.com/mcpwire/mcpwire/cli
+ldflags="-s -w -buildid= -X $pkg.releaseVersion=$version -X $pkg.releaseCommit=$commit -X $pkg.releaseDate=$date"
 
 names=()
 for t in $targets; do
@@ -47,7 +58,7 @@ for t in $targets; do
 	echo "release: $name"
 	# -buildvcs=auto overrides a GOFLAGS=-buildvcs=false of the machine:
 	# a checkout's build carries its revision, a tarball's builds anyway.
-	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -buildvcs=auto -trimpath -tags nethttpomithttp2 -ldflags='-s -w' -o "$out/$name" .
+	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -buildvcs=auto -trimpath -tags nethttpomithttp2 -ldflags="$ldflags" -o "$out/$name" .
 	names+=("$name")
 done
 
@@ -70,7 +81,10 @@ for n in "${names[@]}"; do
 	fi
 done
 
-(cd "$out" && sha256sum "${names[@]}" >SHA256SUMS && sha256sum -c --quiet SHA256SUMS)
+sbom="mcpwire-$version.cdx.json"
+bash scripts/sbom.sh "$out/${names[0]}" "$version" "$date" >"$out/$sbom"
+
+(cd "$out" && sha256sum "${names[@]}" "$sbom" >SHA256SUMS && sha256sum -c --quiet SHA256SUMS)
 
 for n in "${names[@]}"; do
 	size=$(wc -c <"$out/$n")
@@ -84,4 +98,4 @@ for n in "${names[@]}"; do
 		exit 1
 	fi
 done
-echo "release: ${#names[@]} binaries and SHA256SUMS in $out"
+echo "release: ${#names[@]} binaries, $sbom and SHA256SUMS in $out"
