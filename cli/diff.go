@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -140,7 +139,7 @@ func (inv *invocation) diffSide(ctx context.Context, tf *targetFlags, word strin
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(inv.env.Dir, path)
 		}
-		data, err := os.ReadFile(path)
+		data, err := safe.ReadFile(path, safe.KindSnapshot)
 		switch {
 		case err == nil:
 			snap, err := readSnapshot(word, data)

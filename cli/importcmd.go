@@ -106,7 +106,7 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 	var looked []string
 	byName := map[string]*importServer{}
 	for _, src := range sources {
-		data, err := os.ReadFile(src.path)
+		data, err := safe.ReadFile(src.path, safe.KindImport)
 		if errors.Is(err, fs.ErrNotExist) && src.scope != "file" {
 			looked = append(looked, src.path)
 			continue

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -90,7 +89,7 @@ func readAnswerFile(dir, name string) (json.RawMessage, error) {
 	if !filepath.IsAbs(name) {
 		name = filepath.Join(dir, name)
 	}
-	data, err := os.ReadFile(name)
+	data, err := safe.ReadFile(name, safe.KindConfig)
 	if err != nil {
 		return nil, usageErr("reading %s: %v", name, err)
 	}

@@ -289,7 +289,7 @@ func (inv *invocation) loginOptions(arg string, lf *loginFlags) (*manager.LoginO
 		opts.Scopes = strings.Fields(lf.scopes)
 	}
 	if lf.privateKey != "" {
-		pem, err := os.ReadFile(lf.privateKey)
+		pem, err := safe.ReadFile(lf.privateKey, safe.KindCredential)
 		if err != nil {
 			return nil, usageErr("--private-key: %v", errors.Unwrap(err))
 		}
@@ -297,7 +297,7 @@ func (inv *invocation) loginOptions(arg string, lf *loginFlags) (*manager.LoginO
 		inv.addSecrets(strings.TrimSpace(string(pem)))
 	}
 	if lf.idTokenFile != "" {
-		idt, err := os.ReadFile(lf.idTokenFile)
+		idt, err := safe.ReadFile(lf.idTokenFile, safe.KindCredential)
 		if err != nil {
 			return nil, usageErr("--id-token-file: %v", errors.Unwrap(err))
 		}
@@ -308,7 +308,7 @@ func (inv *invocation) loginOptions(arg string, lf *loginFlags) (*manager.LoginO
 		inv.addSecrets(opts.IDToken, opts.IdPClientSecret)
 	}
 	if lf.jwtAssertionFile != "" {
-		jwt, err := os.ReadFile(lf.jwtAssertionFile)
+		jwt, err := safe.ReadFile(lf.jwtAssertionFile, safe.KindCredential)
 		if err != nil {
 			return nil, usageErr("--jwt-assertion-file: %v", errors.Unwrap(err))
 		}

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
 
@@ -167,7 +166,7 @@ func otherMembers(raw json.RawMessage) map[string]json.RawMessage {
 func LoadKey(home string) ([]byte, error) {
 	path := filepath.Join(home, KeyFileName)
 	for range 2 {
-		key, err := os.ReadFile(path)
+		key, err := safe.ReadFile(path, safe.KindCredential)
 		if err == nil {
 			if len(key) != 32 {
 				return nil, fmt.Errorf("reading approval key %s: %d bytes instead of 32; delete the file to make a new key (every approval is then lost)", path, len(key))
@@ -247,7 +246,7 @@ func (a *Approvals) Err() error {
 // reload reads settings.json again; it returns the bytes read.
 func (a *Approvals) reload() ([]byte, error) {
 	a.text, a.root, a.bad = nil, nil, nil
-	data, err := os.ReadFile(a.path)
+	data, err := safe.ReadFile(a.path, safe.KindConfig)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -356,7 +355,7 @@ func (a *Approvals) Approve(s *Server) error {
 	if !s.Valid() {
 		return fmt.Errorf("approving server %q: the definition is invalid: %w", s.Name, s.Err)
 	}
-	data, err := os.ReadFile(s.Source)
+	data, err := safe.ReadFile(s.Source, safe.KindConfig)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &StaleError{Server: s.Name, Source: s.Source, Reason: "removed"}
 	}

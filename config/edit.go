@@ -48,7 +48,7 @@ func readForEdit(path string) ([]byte, *parsedFile, error) {
 	if err := safe.NotSymlink(path); err != nil {
 		return nil, nil, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := safe.ReadFile(path, safe.KindConfig)
 	if errors.Is(err, fs.ErrNotExist) || err == nil && len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{\n}\n")
 	} else if err != nil {

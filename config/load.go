@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // FileName is the name of a server file, in the home folder (user scope)
@@ -141,12 +143,12 @@ func Load(opts LoadOptions) (*Config, error) {
 			break // the working directory is the home folder
 		}
 		file := File{Path: f.path, Scope: f.scope}
-		data, err := os.ReadFile(f.path)
+		data, err := safe.ReadFile(f.path, safe.KindConfig)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
 			file.Exists = true
-			file.Err = &FileError{Path: f.path, Err: fmt.Errorf("reading: %v", err)}
+			file.Err = &FileError{Path: f.path, Err: fmt.Errorf("reading: %w", errors.Unwrap(err))}
 		default:
 			file.Exists = true
 			pf, err := parseFile(f.path, f.scope, data)

@@ -118,7 +118,7 @@ func stepUpPath(home, name string) string {
 
 // LoadStepUp reads the pending step-up of name; none gives (nil, nil).
 func LoadStepUp(home, name string) (*StepUp, error) {
-	data, err := os.ReadFile(stepUpPath(home, name))
+	data, err := safe.ReadFile(stepUpPath(home, name), safe.KindCredential)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

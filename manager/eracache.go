@@ -80,7 +80,7 @@ func eraKeys(spec *Spec) []string {
 // read reads the cache file; a missing or unreadable one is empty.
 func (c *EraCache) read() *eraFile {
 	f := &eraFile{Version: 1, Servers: map[string]eraRecord{}}
-	data, err := os.ReadFile(c.path)
+	data, err := safe.ReadFile(c.path, safe.KindCache)
 	if err != nil {
 		return f
 	}

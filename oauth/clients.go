@@ -32,7 +32,7 @@ func (s *Store) LoadClient(issuer string) *ClientRegistration {
 	if s == nil || issuer == "" {
 		return nil
 	}
-	data, err := os.ReadFile(s.clientPath(issuer))
+	data, err := safe.ReadFile(s.clientPath(issuer), safe.KindCredential)
 	if err != nil {
 		return nil
 	}

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -225,14 +223,9 @@ func readAssertion(path string) (string, error) {
 	if path == "" {
 		return "", errors.New("no assertion file")
 	}
-	f, err := os.Open(path)
+	b, err := safe.ReadFile(path, safe.KindCredential)
 	if err != nil {
-		return "", fmt.Errorf("reading the assertion: %v", errors.Unwrap(err))
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxAssertion+1))
-	if err != nil {
-		return "", fmt.Errorf("reading the assertion %s: %v", path, err)
+		return "", fmt.Errorf("reading the assertion: %v", err)
 	}
 	if len(b) > maxAssertion {
 		return "", fmt.Errorf("the assertion file %s is more than %d bytes", path, maxAssertion)

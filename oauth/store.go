@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -118,19 +119,18 @@ func (s *Store) Path(server string) string { return filepath.Join(s.Dir, FileNam
 // warning is non-empty when the file can be read by group or others.
 func (s *Store) Load(server string) (rec *Record, warning string, err error) {
 	p := s.Path(server)
-	f, err := os.Open(p)
+	data, fi, err := safe.ReadFileInfo(p, safe.KindCredential)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("reading token file %s: %v", p, errors.Unwrap(err))
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&0o077 != 0 {
+	if fi.Mode().Perm()&0o077 != 0 {
 		warning = fmt.Sprintf("token file %s is accessible by other users (mode %04o); run chmod 600 on it", p, fi.Mode().Perm())
 	}
 	var r Record
-	dec := json.NewDecoder(f)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&r); err != nil {
 		return nil, warning, fmt.Errorf("reading token file %s: %v", p, jsonErr(err))
 	}

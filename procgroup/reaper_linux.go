@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"golang.org/x/sys/unix"
 )
 
@@ -138,7 +139,7 @@ func (r *Reaper) orphans() []orphan {
 // started from other threads are not orphans.)
 func childPids(self int) []int {
 	var out []int
-	if b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(self) + "/children"); err == nil {
+	if b, err := safe.ReadFile("/proc/self/task/"+strconv.Itoa(self)+"/children", safe.KindProc); err == nil {
 		for _, f := range bytes.Fields(b) {
 			if pid, err := strconv.Atoi(string(f)); err == nil {
 				out = append(out, pid)
@@ -163,7 +164,7 @@ type stat struct {
 // readStat reads a process's state, parent and process group from
 // /proc/PID/stat.
 func readStat(pid int) (stat, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	b, err := safe.ReadFile("/proc/"+strconv.Itoa(pid)+"/stat", safe.KindProc)
 	if err != nil {
 		return stat{}, false
 	}
@@ -190,7 +191,7 @@ func pidfdPids() map[int]bool {
 	out := map[int]bool{}
 	infos, _ := filepath.Glob("/proc/self/fdinfo/*")
 	for _, f := range infos {
-		b, err := os.ReadFile(f)
+		b, err := safe.ReadFile(f, safe.KindProc)
 		if err != nil {
 			continue
 		}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // Linux constants that package syscall lacks.
@@ -94,7 +96,7 @@ func ownedByUs(pid int) bool {
 	infos, _ := filepath.Glob("/proc/self/fdinfo/*")
 	want := []byte("Pid:\t" + strconv.Itoa(pid) + "\n")
 	for _, f := range infos {
-		b, err := os.ReadFile(f)
+		b, err := safe.ReadFile(f, safe.KindProc)
 		if err == nil && bytes.Contains(b, want) {
 			return true
 		}
@@ -136,7 +138,7 @@ func descendants() []proc {
 }
 
 func readProc(pid int) (proc, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	b, err := safe.ReadFile("/proc/"+strconv.Itoa(pid)+"/stat", safe.KindProc)
 	if err != nil {
 		return proc{}, false
 	}
@@ -154,7 +156,7 @@ func readProc(pid int) (proc, bool) {
 		return proc{}, false
 	}
 	p := proc{pid: pid, ppid: ppid, state: f[0][0]}
-	cl, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	cl, _ := safe.ReadFile("/proc/"+strconv.Itoa(pid)+"/cmdline", safe.KindProc)
 	p.cmdline = strings.TrimSpace(strings.ReplaceAll(string(cl), "\x00", " "))
 	if p.cmdline == "" {
 		if j := bytes.IndexByte(b, '('); j >= 0 {

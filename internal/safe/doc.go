@@ -13,7 +13,10 @@
 //   - URL rules ([CheckServerURL], [CheckEndpointURL], [RedactURL]);
 //   - atomic writes that never follow a symbolic link at their destination
 //     ([WritePrivate], [WriteAtomic], [WriteNew]);
-//   - file locks across read-modify-write ([Lock]).
+//   - file locks across read-modify-write ([Lock]);
+//   - the one bounded reader of files ([ReadFile]): regular files only,
+//     a size limit per [Kind]; every file mcpwire reads goes through it
+//     (TestOneReader in the module's root checks it).
 //
 // It is a leaf: it imports nothing of mcpwire, only the standard library
 // and golang.org/x/sys (for file locks).

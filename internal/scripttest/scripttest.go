@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/procgroup"
 )
 
@@ -54,7 +55,7 @@ func Run(t *testing.T, p *Params) {
 // RunFile runs one script file in a new temporary work directory.
 func RunFile(t *testing.T, p *Params, file string) {
 	t.Helper()
-	data, err := os.ReadFile(file)
+	data, err := safe.ReadFile(file, safe.KindScript)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -597,7 +598,7 @@ func (s *state) readFile(name string) (string, error) {
 	case "stderr":
 		return s.stderr, nil
 	}
-	data, err := os.ReadFile(s.path(name))
+	data, err := safe.ReadFile(s.path(name), safe.KindScript)
 	if err != nil {
 		return "", err
 	}

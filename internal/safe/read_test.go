@@ -1,0 +1,172 @@
+package safe
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, ".mcp.json")
+	if err := os.WriteFile(p, []byte(`{"mcpServers":{}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, err := ReadFile(p, KindConfig)
+	if err != nil || string(data) != `{"mcpServers":{}}` {
+		t.Fatalf("ReadFile = %q, %v", data, err)
+	}
+	empty := filepath.Join(dir, "empty")
+	os.WriteFile(empty, nil, 0o600)
+	if data, err := ReadFile(empty, KindConfig); err != nil || len(data) != 0 {
+		t.Errorf("empty file: %q, %v", data, err)
+	}
+	_, err = ReadFile(filepath.Join(dir, "missing"), KindConfig)
+	if !errors.Is(err, fs.ErrNotExist) || !os.IsNotExist(err) {
+		t.Errorf("missing file: %v, want fs.ErrNotExist", err)
+	}
+}
+
+func TestReadFileLimit(t *testing.T) {
+	dir := t.TempDir()
+	at := filepath.Join(dir, "at")
+	over := filepath.Join(dir, "over")
+	for p, n := range map[string]int64{at: LimitConfig, over: LimitConfig + 1} {
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Truncate(n) // sparse: no disk used
+		f.Close()
+	}
+	if data, err := ReadFile(at, KindConfig); err != nil || len(data) != LimitConfig {
+		t.Errorf("a file at the limit: %d bytes, %v", len(data), err)
+	}
+	_, err := ReadFile(over, KindConfig)
+	var re *ReadError
+	if !errors.As(err, &re) || !errors.Is(err, ErrTooLarge) || re.Path != over {
+		t.Fatalf("a file over the limit: %v, want a *ReadError ErrTooLarge", err)
+	}
+	for _, want := range []string{over, "4 MiB", "configuration file"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if _, err := ReadFile(over, KindSnapshot); err != nil {
+		t.Errorf("a snapshot of 4 MiB + 1: %v", err)
+	}
+}
+
+// TestReadFileNotRegular: devices, FIFOs, sockets and folders are refused
+// at once, also through a symbolic link, and a FIFO without a writer does
+// not block (a test that hangs here fails by the test deadline).
+func TestReadFileNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]string{"folder": dir}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		cases["/dev/zero"] = "/dev/zero"
+		link := filepath.Join(dir, "zero-link")
+		if err := os.Symlink("/dev/zero", link); err != nil {
+			t.Fatal(err)
+		}
+		cases["a link to /dev/zero"] = link
+		cases["/dev/stdin"] = "/dev/stdin"
+	}
+	if fifo := mkfifo(t, dir); fifo != "" {
+		cases["FIFO"] = fifo
+	}
+	if sock := listenUnix(t, dir); sock != "" {
+		cases["socket"] = sock
+	}
+	for name, p := range cases {
+		t.Run(name, func(t *testing.T) {
+			data, err := ReadFile(p, KindConfig)
+			var re *ReadError
+			if !errors.As(err, &re) || !errors.Is(err, ErrNotRegular) {
+				t.Fatalf("ReadFile(%s) = %d bytes, %v; want ErrNotRegular", p, len(data), err)
+			}
+			if !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("error %q names neither the file nor the rule", err)
+			}
+		})
+	}
+}
+
+// TestOpenReadNoBlock: the descriptor check holds when the path changed
+// after the first look: opening a FIFO without a writer returns at once.
+func TestOpenReadNoBlock(t *testing.T) {
+	fifo := mkfifo(t, t.TempDir())
+	if fifo == "" {
+		t.Skip("no FIFOs on this system")
+	}
+	f, err := openRead(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Mode().IsRegular() {
+		t.Fatalf("stat of the FIFO: %v, %v", fi, err)
+	}
+}
+
+func TestReadErrorUnwrap(t *testing.T) {
+	err := error(&ReadError{Path: "/p/.mcp.json", Kind: KindSnapshot, Rule: ErrTooLarge, Detail: "70 MiB"})
+	cause := errors.Unwrap(err)
+	if cause == nil || strings.Contains(cause.Error(), "/p/.mcp.json") || !errors.Is(cause, ErrTooLarge) {
+		t.Errorf("Unwrap = %v: want the reason without the path, wrapping the rule", cause)
+	}
+	if !strings.Contains(err.Error(), "64 MiB") || !strings.Contains(err.Error(), "snapshot file") {
+		t.Errorf("error %q does not name the kind and its limit", err)
+	}
+}
+
+// chunky reads its data in chunks of the sizes given, cycling.
+type chunky struct {
+	data  []byte
+	sizes []byte
+	i     int
+}
+
+func (c *chunky) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := 1
+	if len(c.sizes) > 0 {
+		n = int(c.sizes[c.i%len(c.sizes)]) + 1
+		c.i++
+	}
+	n = min(n, len(p), len(c.data))
+	copy(p, c.data[:n])
+	c.data = c.data[n:]
+	return n, nil
+}
+
+// FuzzReadLimit: whatever the sizes of the reads, the expected size and
+// the limit, readLimit gives the data whole when it fits and ErrTooLarge
+// otherwise, never more than limit bytes.
+func FuzzReadLimit(f *testing.F) {
+	f.Add([]byte("hello"), []byte{0}, int64(5), int64(5))
+	f.Add([]byte("hello"), []byte{3, 200}, int64(0), int64(4))
+	f.Add(bytes.Repeat([]byte("x"), 2000), []byte{255}, int64(10), int64(1500))
+	f.Fuzz(func(t *testing.T, data, sizes []byte, hint, limit int64) {
+		limit = limit & 0xffff
+		hint = hint % 0x1ffff
+		got, err := readLimit(&chunky{data: data, sizes: sizes}, hint, limit)
+		if int64(len(data)) > limit {
+			if !errors.Is(err, ErrTooLarge) {
+				t.Fatalf("%d bytes, limit %d: %d bytes, %v; want ErrTooLarge", len(data), limit, len(got), err)
+			}
+			return
+		}
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("%d bytes, limit %d: %d bytes, %v", len(data), limit, len(got), err)
+		}
+	})
+}
