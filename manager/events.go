@@ -1,6 +1,10 @@
 package manager
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
 
 // A NoticeKind is the kind of a server's transition that an agent may
 // tell its user (or its model) about.
@@ -32,37 +36,163 @@ type Notice struct {
 	State ServerState
 }
 
-// A dispatcher runs the callbacks of Options, one at a time and in the
-// order of the events, on a goroutine of its own: never under a lock of
-// the Manager, so a callback may call any method of the Manager.
+// A dispatcher runs the callbacks of Options, one at a time, on a
+// goroutine of its own: never under a lock of the Manager, so a callback
+// may call any method of the Manager. A server feeds it, so it is
+// bounded: each server has a queue of its own, of at most
+// maxQueuedEvents; the queues take turns (one server's flood never
+// delays another's callbacks); within a queue callbacks run in the order
+// of their events, and an event whose key is already waiting (the same
+// resource updated again, another change of what the server offers)
+// replaces the one waiting instead of queuing behind it. An event that
+// finds its queue full is dropped; Drops counts both.
 type dispatcher struct {
 	mu      sync.Mutex
-	queue   []func()
-	wake    chan struct{} // has room for one wake-up
+	queues  map[string]*eventQueue // by server, with what was dropped
+	ring    []*eventQueue          // the queues with events waiting, in turn
+	turn    int                    // the next of ring to run
+	wake    chan struct{}          // has room for one wake-up
 	closed  bool
 	running bool          // a callback runs now
 	done    chan struct{} // closed when the loop has ended
 }
 
+// maxQueuedEvents bounds the callbacks waiting for one server.
+const maxQueuedEvents = 256
+
+// An eventQueue holds one server's callbacks waiting to run.
+type eventQueue struct {
+	events  []*event
+	waiting map[string]*event // by key, the events queued that have one
+	drops   Drops
+}
+
+// An event is one callback waiting; key, when set, names what it tells
+// of, so that a later event of the same key replaces it.
+type event struct {
+	key string
+	f   func()
+}
+
+// Drops counts what a server sent too much of: what the Manager or its
+// session left out, or merged, rather than letting the server grow
+// memory or delay other servers without bound.
+type Drops struct {
+	// Callbacks dropped because the server's queue of callbacks
+	// (OnChange, OnNotice, OnLoginNeeded, OnResourceUpdated) was full.
+	Callbacks int64
+	// Coalesced counts callbacks merged into one already waiting: the
+	// same resource updated again, or what the server offers changed
+	// again, before the callback ran.
+	Coalesced int64
+	// Requests counts server requests answered with an error at once,
+	// since 256 of its requests were being handled already; Unanswered
+	// those that got no answer at all, as 256 such errors were waiting
+	// to be sent too.
+	Requests   int64
+	Unanswered int64
+	// Inputs counts input requests of multi round-trip requests (the
+	// 2026-07-28 era) left unanswered: too many in one answer or in one
+	// request, or a requestState too long (see protocol.InputLimitError).
+	Inputs int64
+}
+
 func newDispatcher() *dispatcher {
-	d := &dispatcher{wake: make(chan struct{}, 1), done: make(chan struct{})}
+	d := &dispatcher{queues: map[string]*eventQueue{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go d.loop()
 	return d
 }
 
-// post queues f; it never blocks and never runs f itself. Nothing is
-// queued once the dispatcher is closed.
-func (d *dispatcher) post(f func()) {
+// queueLocked returns the queue of server; d.mu is held.
+func (d *dispatcher) queueLocked(server string) *eventQueue {
+	q := d.queues[server]
+	if q == nil {
+		q = &eventQueue{waiting: map[string]*event{}}
+		d.queues[server] = q
+	}
+	return q
+}
+
+// post queues f for server, under key ("" for none); it never blocks and
+// never runs f itself. Nothing is queued once the dispatcher is closed.
+func (d *dispatcher) post(server, key string, f func()) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
 		return
 	}
-	d.queue = append(d.queue, f)
+	q := d.queueLocked(server)
+	if e := q.waiting[key]; key != "" && e != nil {
+		e.f = f
+		q.drops.Coalesced++
+		return
+	}
+	if len(q.events) >= maxQueuedEvents {
+		q.drops.Callbacks++
+		return
+	}
+	e := &event{key: key, f: f}
+	q.events = append(q.events, e)
+	if key != "" {
+		q.waiting[key] = e
+	}
+	if len(q.events) == 1 {
+		d.ring = append(d.ring, q)
+	}
 	select {
 	case d.wake <- struct{}{}:
 	default:
 	}
+}
+
+// nextLocked takes the next callback to run, the queues taking turns;
+// nil when none waits. d.mu is held.
+func (d *dispatcher) nextLocked() func() {
+	if len(d.ring) == 0 {
+		return nil
+	}
+	if d.turn >= len(d.ring) {
+		d.turn = 0
+	}
+	q := d.ring[d.turn]
+	e := q.events[0]
+	q.events[0] = nil
+	q.events = q.events[1:]
+	if e.key != "" {
+		delete(q.waiting, e.key)
+	}
+	if len(q.events) == 0 {
+		q.events = nil
+		d.ring = append(d.ring[:d.turn], d.ring[d.turn+1:]...)
+	} else {
+		d.turn++
+	}
+	return e.f
+}
+
+// refused counts n requests of server refused for why.
+func (d *dispatcher) refused(server string, why protocol.Refusal, n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	q := d.queueLocked(server)
+	switch why {
+	case protocol.RefusedInFlight:
+		q.drops.Requests += int64(n)
+	case protocol.RefusedUnanswered:
+		q.drops.Unanswered += int64(n)
+	default:
+		q.drops.Inputs += int64(n)
+	}
+}
+
+// drops returns what was dropped of server so far.
+func (d *dispatcher) drops(server string) Drops {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if q := d.queues[server]; q != nil {
+		return q.drops
+	}
+	return Drops{}
 }
 
 func (d *dispatcher) loop() {
@@ -73,14 +203,12 @@ func (d *dispatcher) loop() {
 			d.mu.Unlock()
 			return
 		}
-		if len(d.queue) == 0 {
+		f := d.nextLocked()
+		if f == nil {
 			d.mu.Unlock()
 			<-d.wake
 			continue
 		}
-		f := d.queue[0]
-		d.queue[0] = nil
-		d.queue = d.queue[1:]
 		d.running = true
 		d.mu.Unlock()
 		f()
@@ -96,7 +224,10 @@ func (d *dispatcher) loop() {
 func (d *dispatcher) close() {
 	d.mu.Lock()
 	d.closed = true
-	d.queue = nil
+	for _, q := range d.ring {
+		q.events, q.waiting = nil, map[string]*event{}
+	}
+	d.ring = nil
 	busy := d.running
 	d.mu.Unlock()
 	select {
@@ -112,7 +243,7 @@ func (d *dispatcher) close() {
 func (s *server) changedLocked() {
 	if f := s.m.opts.OnChange; f != nil {
 		name := s.def.Name
-		s.m.events.post(func() { f(name) })
+		s.m.events.post(name, "change", func() { f(name) })
 	}
 }
 
@@ -131,10 +262,10 @@ func (s *server) noticeLocked(kind NoticeKind) {
 	name := s.def.Name
 	if f := opts.OnNotice; f != nil {
 		n := Notice{Server: name, Kind: kind, State: s.snapshotLocked()}
-		s.m.events.post(func() { f(n) })
+		s.m.events.post(name, "", func() { f(n) })
 	}
 	if f := opts.OnLoginNeeded; f != nil && kind == NoticeNeedsLogin {
-		s.m.events.post(func() { f(name) })
+		s.m.events.post(name, "change", func() { f(name) })
 	}
 }
 

@@ -20,6 +20,9 @@ import (
 const demoEnv = "MCPWIRE_MANAGER_TEST_DEMO"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(floodEnv) == "1" {
+		os.Exit(floodServerMain(os.Stdin, os.Stdout)) // see events_test.go
+	}
 	if os.Getenv(demoEnv) == "1" {
 		os.Exit(demo.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}

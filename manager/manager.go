@@ -486,6 +486,10 @@ type ServerState struct {
 	// background (a call or Restart starts it at once).
 	RetryAt time.Time
 	Pid     int
+	// Drops counts what the server sent too much of, since the Manager
+	// started: callbacks dropped or merged, server requests and input
+	// requests refused.
+	Drops Drops
 }
 
 // States returns every server's state, in configuration order.

@@ -215,6 +215,7 @@ func (s *server) start(done chan struct{}) {
 		popts.Roots = DirRoots(m.opts.Roots)
 	}
 	popts.OnToolsChanged = s.toolsChanged
+	popts.OnRefused = func(_ string, why protocol.Refusal, n int) { m.events.refused(name, why, n) }
 	if m.opts.Elicit != nil {
 		popts.Elicit = func(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
 			return m.opts.Elicit(ctx, name, p)
@@ -652,7 +653,7 @@ func (s *server) snapshot() ServerState {
 func (s *server) snapshotLocked() ServerState {
 	st := ServerState{Name: s.def.Name, State: s.state, Phase: s.phase, Err: s.err,
 		Tools: len(s.tools), Stale: s.stale, RefreshErr: s.refreshErr, ReloadErr: s.reloadErr,
-		Instructions: s.instructions}
+		Instructions: s.instructions, Drops: s.m.events.drops(s.def.Name)}
 	switch {
 	case s.breakerOpen():
 		st.RetryAt = s.openTill

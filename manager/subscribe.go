@@ -81,7 +81,7 @@ func (s *server) resourceUpdated(uri string) {
 		return
 	}
 	name := s.def.Name
-	s.m.events.post(func() { f(name, uri) })
+	s.m.events.post(name, "updated "+uri, func() { f(name, uri) })
 }
 
 // resubscribe makes the Manager's subscriptions again on a new session,
