@@ -155,6 +155,9 @@ Exit codes: 0 ok; 1 the server failed; 2 usage; 3 configuration or approval;
 by SIGINT, SIGTERM, SIGHUP (a second one cuts the servers' stop short). list
 exits 0 when it ran.
 
+Server definitions (.mcp.json), member by member: docs/config.md of the
+repository, or PROG help config. Every --json document: docs/json.md.
+
 Examples:
   PROG test --demo
   PROG call --demo echo text=hello

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/mcpwire/mcpwire/config"
 )
 
 // commandHelp is what a command's help says besides its synopsis and
@@ -168,6 +170,9 @@ func runHelp(ctx context.Context, env Env, args []string) int {
 	switch {
 	case len(words) > 1:
 		return inv.finish(ctx, usageErr("help takes one COMMAND"))
+	case len(words) == 1 && words[0] == "config" && !inv.json:
+		inv.printf("%s", configHelp(inv.prog))
+		return ExitOK
 	case len(words) == 1 && findCommand(words[0]) == nil:
 		return inv.finish(ctx, inv.unknownCommand(words[0]))
 	case inv.json:
@@ -300,4 +305,37 @@ func editDistance(a, b string) int {
 		}
 	}
 	return d[len(ra)][len(rb)]
+}
+
+// configHelp is `mcpwire help config`: where server definitions are
+// documented, and the members a definition takes.
+func configHelp(prog string) string {
+	var b strings.Builder
+	b.WriteString("Servers are defined in .mcp.json files: the home folder's (scope user) and\n")
+	b.WriteString("the working folder's (scope project), {\"mcpServers\": {\"NAME\": {…}}}.\n\n")
+	b.WriteString("Every member of a definition, with its type, default, aliases, whether the\n")
+	b.WriteString("approval covers it and an example, and the environment a stdio server gets:\n")
+	b.WriteString("docs/config.md of the mcpwire repository (go doc github.com/mcpwire/mcpwire/config).\n\n")
+	b.WriteString("Members: ")
+	line := len("Members: ")
+	for i, m := range config.Members() {
+		w := m
+		if i < len(config.Members())-1 {
+			w += ","
+		}
+		if line+len(w)+1 > 78 {
+			b.WriteString("\n  ")
+			line = 2
+		} else if i > 0 {
+			b.WriteString(" ")
+			line++
+		}
+		b.WriteString(w)
+		line += len(w)
+	}
+	b.WriteString("\n\nExamples:\n")
+	fmt.Fprintf(&b, "  %s add docs https://docs.example.com/mcp -H 'Authorization: Bearer ${DOCS_TOKEN}'\n", prog)
+	fmt.Fprintf(&b, "  %s add-json memory '{\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-memory\"]}'\n", prog)
+	fmt.Fprintf(&b, "  %s get NAME\n", prog)
+	return b.String()
 }

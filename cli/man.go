@@ -120,6 +120,6 @@ func manPage() string {
 			}
 		}
 	}
-	b.WriteString(".SH SEE ALSO\nThe README and docs/json.md of the mcpwire repository; the MCP specification at modelcontextprotocol.io.\n")
+	b.WriteString(".SH SEE ALSO\nThe README, docs/config.md (every member of a server definition) and docs/json.md (every --json document) of the mcpwire repository; the MCP specification at modelcontextprotocol.io.\n")
 	return b.String()
 }

@@ -14,7 +14,8 @@
 //
 // A file is Claude's format, {"mcpServers": {"<name>": {…}}}; VS Code's
 // root "servers" is read too (both may be present; a name in both is
-// defined twice). An entry has:
+// defined twice). An entry has (docs/config.md is the reference, member
+// by member, read from the table of members in members.go by a test):
 //
 //	type        "stdio" (default with command), "http" (default with url;
 //	            "streamable-http" and "streamableHttp" are the same) or "sse" (the legacy

@@ -139,6 +139,16 @@ func (m *member) names() []string {
 	return append([]string{m.name}, m.aliases...)
 }
 
+// Members returns the canonical names of the members of a server
+// definition, in the reference's order (docs/config.md).
+func Members() []string {
+	out := make([]string, len(members))
+	for i, m := range members {
+		out[i] = m.name
+	}
+	return out
+}
+
 // lookupMember returns the member a key of an entry names, or nil.
 func lookupMember(key string) *member { return memberIndex[key] }
 
