@@ -125,7 +125,8 @@ type answer struct {
 
 // serving is one of the peer's requests being handled.
 type serving struct {
-	cancel context.CancelCauseFunc
+	cancel    context.CancelCauseFunc
+	cancelled atomic.Bool // by CancelRequest: no reply is sent
 }
 
 // An AnswerError says that the peer's answer to a call could not be
@@ -201,11 +202,20 @@ func (c *Conn) StartRaw(ctx context.Context, method string, params json.RawMessa
 		c.mu.Unlock()
 		return nil, err
 	}
+	if _, dup := c.pending[id]; dup {
+		c.mu.Unlock()
+		return nil, &DuplicateIDError{ID: id, Method: method}
+	}
 	c.pending[id] = p
 	c.mu.Unlock()
 
 	if err := c.stream.Write(ctx, &p.req); err != nil {
-		c.forget(id, nil)
+		if !c.forget(id, p) {
+			// Answered while it was written (over HTTP the answer comes
+			// with the write): the answer stands, and nothing is
+			// cancelled.
+			return p, nil
+		}
 		if ctx.Err() != nil {
 			c.gaveUp(id, context.Cause(ctx))
 			return nil, ctx.Err()
@@ -213,6 +223,18 @@ func (c *Conn) StartRaw(ctx context.Context, method string, params json.RawMessa
 		return nil, err
 	}
 	return p, nil
+}
+
+// A DuplicateIDError says that a call was not sent because a call of the
+// same ID (from ConnOptions.NextID) is still waiting for its answer: the
+// answer could not be told apart.
+type DuplicateIDError struct {
+	ID     ID
+	Method string
+}
+
+func (e *DuplicateIDError) Error() string {
+	return fmt.Sprintf("%s not sent: a call of id %s is still waiting for its answer", e.Method, e.ID)
 }
 
 // settle gives the call its answer; the caller has taken it out of
@@ -276,7 +298,8 @@ func (c *Conn) gaveUp(id ID, cause error) {
 }
 
 // CancelRequest ends the ctx of the peer's request id with cause, if it
-// is being handled, and reports whether it was. A request is registered on
+// is being handled, and reports whether it was; the request then gets no
+// reply (the peer cancelled it, and may reuse its ID). A request is registered on
 // the reader goroutine before its handler starts, so a cancellation read
 // after it (by Notify, say) always finds it.
 func (c *Conn) CancelRequest(id ID, cause error) bool {
@@ -286,6 +309,7 @@ func (c *Conn) CancelRequest(id ID, cause error) bool {
 	if s == nil {
 		return false
 	}
+	s.cancelled.Store(true)
 	s.cancel(cause)
 	return true
 }
@@ -490,13 +514,15 @@ func (c *Conn) handle(ctx context.Context, req *Request, s *serving) {
 	} else {
 		result, err = c.opts.Handle(ctx, req)
 	}
+	// Still registered while the reply waits for its turn, so that a
+	// cancellation meanwhile keeps it from going out.
+	c.reply(req.ID, result, err, s)
 	c.mu.Lock()
 	if c.serving[req.ID] == s {
 		delete(c.serving, req.ID)
 	}
 	c.mu.Unlock()
 	s.cancel(nil)
-	c.reply(req.ID, result, err)
 }
 
 // Pace waits for a turn of the reply rate and takes it, as a reply to one
@@ -516,9 +542,10 @@ func (c *Conn) Pace(ctx context.Context) error {
 	return nil
 }
 
-// reply sends the answer to one of the peer's requests, at the reply rate.
-func (c *Conn) reply(id ID, result any, err error) {
-	if c.limiter.wait(c.ctx) != nil {
+// reply sends the answer to one of the peer's requests, at the reply
+// rate, unless the peer cancelled the request.
+func (c *Conn) reply(id ID, result any, err error, s *serving) {
+	if s.cancelled.Load() || c.limiter.wait(c.ctx) != nil || s.cancelled.Load() {
 		return
 	}
 	resp, merr := NewResponse(id, result, err)

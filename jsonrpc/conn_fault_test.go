@@ -178,13 +178,17 @@ func startAsync(conn *Conn, ctx context.Context, peer *peerEnd, t *testing.T) (*
 }
 
 // TestCancelRequestAfterItsRequest sends a request and, in the same write,
-// a notification that cancels it: the handler's ctx always ends.
+// a notification that cancels it: the handler's ctx always ends, and no
+// reply goes out for it (before, each got an error reply).
 func TestCancelRequestAfterItsRequest(t *testing.T) {
 	cause := errors.New("cancelled by the peer")
 	ended := make(chan error, 1)
 	var conn *Conn
 	conn, peer := newPeerEnd(t, &ConnOptions{
 		Handle: func(ctx context.Context, req *Request) (any, error) {
+			if req.Method == "quick" {
+				return "done", nil
+			}
 			select {
 			case <-ctx.Done():
 				ended <- context.Cause(ctx)
@@ -207,7 +211,12 @@ func TestCancelRequestAfterItsRequest(t *testing.T) {
 		if err := <-ended; err != cause {
 			t.Fatalf("round %d: %v", i, err)
 		}
-		peer.next(t) // the error reply
+	}
+	// None of them was answered (the peer cancelled them): the next
+	// message is the reply to a request that was not cancelled.
+	peer.send(t, `{"jsonrpc":"2.0","id":"last","method":"quick"}`)
+	if r, ok := peer.next(t).(*Response); !ok || r.ID != StringID("last") {
+		t.Fatalf("the peer got %#v, want the reply to \"last\" alone", r)
 	}
 }
 

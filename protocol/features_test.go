@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -357,16 +358,26 @@ func TestServerCancelsItsRequest(t *testing.T) {
 		OnServerRequest: func(method, outcome string) { outcomes.add(outcome) },
 	})
 	answer := make(chan *wire, 1)
-	go func() {
-		answer <- f.request("elicitation/create", map[string]any{"message": "m", "requestedSchema": map[string]any{"type": "object"}})
-	}()
+	id := strconv.Quote("el")
+	f.mu.Lock()
+	f.calls[id] = answer
+	f.mu.Unlock()
+	f.send(&wire{JSONRPC: "2.0", ID: json.RawMessage(id), Method: "elicitation/create",
+		Params: json.RawMessage(`{"message":"m","requestedSchema":{"type":"object"}}`)})
 	<-asked
-	f.notify("notifications/cancelled", map[string]any{"requestId": "s1", "reason": "user went away"})
+	f.notify("notifications/cancelled", map[string]any{"requestId": "el", "reason": "user went away"})
 	if got := outcomes.wait(t, 1); got[0] != "cancelled by the server" {
 		t.Errorf("outcome %q", got)
 	}
-	if r := <-answer; r.Error == nil {
-		t.Errorf("answer %+v", r)
+	// A request cancelled gets no reply (basic/utilities/cancellation):
+	// the ping that follows is answered, the elicitation is not.
+	if r := f.request("ping", nil); r.Error != nil {
+		t.Errorf("ping: %+v", r)
+	}
+	select {
+	case r := <-answer:
+		t.Errorf("a cancelled request was answered: %+v", r)
+	default:
 	}
 }
 
