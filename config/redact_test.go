@@ -99,7 +99,8 @@ func TestRedactor(t *testing.T) {
 }
 
 // TestReviewJSON: the review shows the definition as written, ${VAR}
-// unexpanded and literal values in full (issue 11, item 5).
+// unexpanded and literal values in full (issue 11, item 5), but literal
+// credentials of project text (issue 20, item 5).
 func TestReviewJSON(t *testing.T) {
 	c := secretConfig(t, true)
 	for _, name := range []string{"s", "h", "o", "p"} {
@@ -115,7 +116,7 @@ func TestReviewJSON(t *testing.T) {
 		}
 	}
 	out, _ := ReviewJSON(c.Server("h"))
-	for _, want := range []string{`"url": "https://h.example/mcp?key=` + sentinelQuery + `"`, `"Authorization": "Bearer ` + sentinelBearer + `"`} {
+	for _, want := range []string{`"url": "https://h.example/mcp?key=` + sentinelQuery + `"`, `"Authorization": "Bear…(25)"`, `"X-Api-Key": "HDRS…(16)"`} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("h: %s lacks %s", out, want)
 		}
@@ -123,6 +124,63 @@ func TestReviewJSON(t *testing.T) {
 	out, _ = ReviewJSON(c.Server("s"))
 	if !strings.Contains(string(out), `"B": "${FROM_HOST}"`) || !strings.Contains(string(out), `"SHORT": "1"`) {
 		t.Errorf("s: %s", out)
+	}
+}
+
+// TestReviewMasksCredentials: in a project file's review, literal values
+// under credential names show their first four characters and their
+// length, ${VAR} references in full, every other value as written, with
+// a warning naming each; the user's own file is left to the redactor
+// (issue 20, item 5).
+func TestReviewMasksCredentials(t *testing.T) {
+	const entries = `{"mcpServers": {
+  "h": {"url": "https://h.example/mcp?api-key=qk-123456&x=plain&access_token=${AT}", "headers": {"Authorization": "Bearer proj-token-xyz", "Proxy-Authorization": "Basic ${PROXY}", "cookie": "sid=abcdef", "X-Plain": "visible-value", "X-Auth-Token": "${T}:lit-part9"},
+        "oauth": {"client_id": "visible-id", "client_secret": "cs-0123456789"}},
+  "s": {"command": "x", "env": {"GITHUB_TOKEN": "ghp_abcdefghij", "db_password": "pw", "MY_APIKEY": "${KEY}", "PRIVATE_KEY_PATH": "/k", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI", "PLAIN": "shown-in-full", "Credentials": "c-ü-1234"}}
+}}`
+	for _, project := range []bool{true, false} {
+		opts := setup(t, entries, "")
+		if project {
+			opts = setup(t, "", entries)
+		}
+		c, err := Load(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _ := ReviewJSON(c.Server("h"))
+		s, _ := ReviewJSON(c.Server("s"))
+		got := string(h) + string(s)
+		if !project {
+			if strings.Contains(got, "…") || !strings.Contains(got, "Bearer proj-token-xyz") {
+				t.Errorf("the user's own file is masked by the redactor, not here: %s", got)
+			}
+			continue
+		}
+		for _, want := range []string{
+			`"Authorization": "Bear…(21)"`, `"Proxy-Authorization": "Basic ${PROXY}"`, `"cookie": "sid=…(10)"`,
+			`"X-Plain": "visible-value"`, `"X-Auth-Token": "${T}:lit…(10)"`, `"client_secret": "cs-0…(13)"`, `"client_id": "visible-id"`,
+			`?api-key=qk-1…(9)&x=plain&access_token=${AT}"`,
+			`"GITHUB_TOKEN": "ghp_…(14)"`, `"db_password": "…(2)"`, `"MY_APIKEY": "${KEY}"`, `"PRIVATE_KEY_PATH": "…(2)"`,
+			`"AWS_SECRET_ACCESS_KEY": "wJal…(13)"`, `"PLAIN": "shown-in-full"`, `"Credentials": "c-ü-…(8)"`,
+		} {
+			if !strings.Contains(got, want) {
+				t.Errorf("the review lacks %s:\n%s", want, got)
+			}
+		}
+		for _, leak := range []string{"proj-token-xyz", "qk-123456", "abcdef", "cs-0123456789", "ghp_abcdefghij", "wJalrXUtnFEMI", "lit-part9"} {
+			if strings.Contains(got, leak) {
+				t.Errorf("the review shows the credential %s:\n%s", leak, got)
+			}
+		}
+		warned := strings.Join(append(ReviewWarnings(c.Server("h")), ReviewWarnings(c.Server("s"))...), "\n")
+		for _, want := range []string{"headers.Authorization is a literal credential (shown as Bear…(21))", "oauth.client_secret", "env.GITHUB_TOKEN", "url is a literal credential"} {
+			if !strings.Contains(warned, want) {
+				t.Errorf("the warnings lack %q:\n%s", want, warned)
+			}
+		}
+		if strings.Contains(warned, "Proxy-Authorization is a literal") || strings.Contains(warned, "MY_APIKEY is a literal") {
+			t.Errorf("a reference is not a literal credential:\n%s", warned)
+		}
 	}
 }
 

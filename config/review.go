@@ -8,39 +8,167 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // ReviewJSON returns s's entry as written in its file, indented: what a
 // person reviews before approving it (`mcpwire get`, `mcpwire approve`).
-// Nothing is masked or expanded here: ${VAR} references show as written
-// (they are not secrets), literal values in full, so that what is
-// approved is what runs. Callers print it through their redactor, which
-// masks the secrets of the user's own file ([Server.Secrets]).
+// Nothing is expanded here: ${VAR} references show as written (they are
+// not secrets), literal values in full, so that what is approved is what
+// runs. Callers print it through their redactor, which masks the secrets
+// of the user's own file ([Server.Secrets]).
 //
-// One exception: a password in a URL (user:password@, which the URL rules
-// refuse anyway) shows as "***".
+// Two exceptions. A password in a URL (user:password@, which the URL
+// rules refuse anyway) shows as "***". And in project text
+// ([Server.ProjectText]), a literal credential (an env or header value,
+// the OAuth client secret or a URL query value, under a name that holds
+// one by convention: [safe.CredentialName]) shows as [safe.MaskCredential]
+// does: "Bear…(21)", its references kept ("Bearer ${TOKEN}" in full);
+// [ReviewWarnings] says that the file holds it.
 func ReviewJSON(s *Server) ([]byte, error) {
 	raw := []byte(s.Raw)
 	if root, err := parseJSON(raw); err == nil && root.kind == '{' {
-		for i := len(root.members) - 1; i >= 0; i-- {
-			m := root.members[i]
-			if mem := lookupMember(m.key); mem == nil || mem.name != "url" || m.val.kind != '"' {
-				continue
-			}
-			if u, err := url.Parse(m.val.str); err == nil && u.User != nil {
-				if _, has := u.User.Password(); has {
-					u.User = url.UserPassword(u.User.Username(), "***")
-					shown := strings.Replace(u.String(), "%2A%2A%2A@", "***@", 1)
-					raw = splice(raw, m.val.start, m.val.end, marshalString(shown))
-				}
-			}
-		}
+		raw = applyMasks(raw, reviewMasks(s, root))
 	}
 	var b bytes.Buffer
 	if err := json.Indent(&b, raw, "", "  "); err != nil {
 		return nil, fmt.Errorf("server %q: %v", s.Name, err)
 	}
 	return b.Bytes(), nil
+}
+
+// A reviewMask replaces the string value at data[start:end].
+type reviewMask struct {
+	field      string // "env.TOKEN", "headers.Authorization", "oauth.client_secret", "url"
+	start, end int
+	shown      string
+}
+
+// reviewMasks finds what ReviewJSON masks in the entry root.
+func reviewMasks(s *Server, root *jnode) []reviewMask {
+	var out []reviewMask
+	add := func(field string, v *jnode, shown string) {
+		if shown != v.str {
+			out = append(out, reviewMask{field, v.start, v.end, shown})
+		}
+	}
+	project := s.ProjectText()
+	for _, m := range root.members {
+		switch m.key {
+		case "url", "httpUrl", "serverUrl":
+			if m.val.kind == '"' {
+				add("url", m.val, reviewURL(m.val.str, project))
+			}
+		case "env", "headers":
+			if !project || m.val.kind != '{' {
+				continue
+			}
+			for _, e := range m.val.members {
+				if e.val.kind == '"' && safe.CredentialName(e.key) {
+					add(m.key+"."+e.key, e.val, maskLiterals(e.val.str))
+				}
+			}
+		case "oauth":
+			if !project || m.val.kind != '{' {
+				continue
+			}
+			if o, _ := m.val.lookup("client_secret"); o != nil && o.val.kind == '"' {
+				add("oauth.client_secret", o.val, maskLiterals(o.val.str))
+			}
+		}
+	}
+	return out
+}
+
+// applyMasks splices the masks into data, last first.
+func applyMasks(data []byte, masks []reviewMask) []byte {
+	slices.SortFunc(masks, func(a, b reviewMask) int { return b.start - a.start })
+	for _, m := range masks {
+		data = splice(data, m.start, m.end, marshalString(m.shown))
+	}
+	return data
+}
+
+// reviewURL is a URL as a review shows it: a password as "***", and in
+// project text the literal values of query parameters that hold
+// credentials masked.
+func reviewURL(raw string, project bool) string {
+	shown := raw
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "***")
+			shown = strings.Replace(u.String(), "%2A%2A%2A@", "***@", 1)
+		}
+	}
+	base, query, ok := strings.Cut(shown, "?")
+	if !project || !ok {
+		return shown
+	}
+	frag := ""
+	query, f, hasFrag := strings.Cut(query, "#")
+	if hasFrag {
+		frag = "#" + f
+	}
+	params := strings.Split(query, "&")
+	for i, p := range params {
+		k, v, ok := strings.Cut(p, "=")
+		name, err := url.QueryUnescape(k)
+		if ok && err == nil && safe.CredentialName(name) {
+			params[i] = k + "=" + maskLiterals(v)
+		}
+	}
+	return base + "?" + strings.Join(params, "&") + frag
+}
+
+// maskLiterals masks the literal parts of a credential value, keeping its
+// ${VAR} references and a scheme word before one ("Bearer ${TOKEN}" shows
+// as written, "Bearer proj-token-xyz" as "Bear…(21)"). A part without a
+// letter or digit (a ":" between two references) is kept.
+func maskLiterals(v string) string {
+	var b strings.Builder
+	for v != "" {
+		i := strings.Index(v, "${")
+		j := -1
+		if i >= 0 {
+			j = strings.IndexByte(v[i:], '}')
+		}
+		if i < 0 || j < 0 {
+			b.WriteString(maskPart(v))
+			break
+		}
+		b.WriteString(maskPart(v[:i]))
+		b.WriteString(v[i : i+j+1])
+		v = v[i+j+1:]
+	}
+	return b.String()
+}
+
+// maskPart masks one literal part of a credential value.
+func maskPart(p string) string {
+	word := strings.ToLower(strings.TrimSpace(p))
+	if strings.IndexFunc(p, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 ||
+		(word == "bearer" || word == "basic" || word == "token") && strings.HasSuffix(p, " ") {
+		return p
+	}
+	return safe.MaskCredential(p)
+}
+
+// literalCredentials are the fields of project text whose literal
+// credentials ReviewJSON masks, with the form shown.
+func literalCredentials(s *Server) []reviewMask {
+	root, err := parseJSON([]byte(s.Raw))
+	if err != nil || root.kind != '{' || !s.ProjectText() {
+		return nil
+	}
+	var out []reviewMask
+	for _, m := range reviewMasks(s, root) {
+		if m.field != "url" || strings.Contains(m.shown, "…(") {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // loaderEnv are environment variables that change how a program loads or
@@ -123,6 +251,9 @@ func ReviewWarnings(s *Server) []string {
 			slices.Sort(argVars)
 			out = append(out, fmt.Sprintf("args hand your environment (%s) to the server", strings.Join(slices.Compact(argVars), ", ")))
 		}
+	}
+	for _, m := range literalCredentials(s) {
+		out = append(out, fmt.Sprintf("%s is a literal credential (shown as %s): the project file holds it in clear, for everyone who has the file; a ${VAR} reference would keep it out", m.field, m.shown))
 	}
 	if s.Type == TypeStdio && (strings.ContainsRune(s.Command, '/') || strings.ContainsRune(s.Command, '\\')) && !strings.HasPrefix(s.Command, "/") && !strings.Contains(s.Command, ":") {
 		out = append(out, fmt.Sprintf("the command %s is a file relative to %s", firstWord(s.Command), orCaller(s.WorkDir(), s)))

@@ -174,6 +174,14 @@ func (s *Server) WorkDir() string {
 	return ""
 }
 
+// ProjectText reports whether the definition is someone else's text, to
+// be reviewed as such: an entry of a project file. Its literal values are
+// shown (none is a secret of the user's), credentials masked
+// ([ReviewJSON]), and the warnings are a project's ([ReviewWarnings]).
+func (s *Server) ProjectText() bool {
+	return s.Scope == ScopeProject
+}
+
 // Valid reports whether the entry's structure is right, whatever its
 // variables are: it can be approved.
 func (s *Server) Valid() bool {
