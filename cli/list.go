@@ -60,9 +60,13 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
+	pin, err := inv.protocolPin()
+	if err != nil {
+		return err
+	}
 	m, err := manager.New(manager.Options{Config: cfg, Home: home, Environ: inv.env.Environ(), StartupTimeout: *startup,
 		NeedsLogin: inv.needsLogin(home), HTTPClient: manager.AuthClientFor(home),
-		ReapOrphans: inv.env.ReapOrphans, Hurry: inv.env.Hurry})
+		ReapOrphans: inv.env.ReapOrphans, Hurry: inv.env.Hurry, ProtocolVersion: pin})
 	if err != nil {
 		return err
 	}

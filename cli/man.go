@@ -47,6 +47,8 @@ the command's help`},
 list exits 0 when it ran, whatever each server did; list --strict does not.`},
 	{"ENVIRONMENT", `MCPWIRE_HOME
 the home folder; else $XDG_CONFIG_HOME/mcpwire; else ~/.config/mcpwire
+MCPWIRE_PROTOCOL
+pin the MCP revision of every server whose definition pins none (--protocol wins); a legacy pin accepts an older legacy answer
 NO_COLOR
 no colour, even on a terminal
 BROWSER

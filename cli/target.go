@@ -229,6 +229,12 @@ func (inv *invocation) dialOptions(t *target, tf *targetFlags, popts protocol.Op
 			return nil, usageErr("--protocol %q: mcpwire speaks %s", tf.protocol, strings.Join(protocol.SupportedVersions(), ", "))
 		}
 		spec.ProtocolVersion = tf.protocol
+	} else if spec.ProtocolVersion == "" {
+		pin, err := inv.protocolPin()
+		if err != nil {
+			return nil, err
+		}
+		spec.ProtocolVersion = pin
 	}
 	opts := &manager.DialOptions{Environ: inv.env.Environ(), Protocol: popts, EraCache: manager.OpenEraCache(inv.authHome(t)),
 		ReapOrphans: inv.env.ReapOrphans, Hurry: inv.env.Hurry}
@@ -372,4 +378,14 @@ func (l *linePrefixer) end() {
 		l.w.Write([]byte("\n"))
 		l.mid = false
 	}
+}
+
+// protocolPin is the revision $MCPWIRE_PROTOCOL pins for every server
+// whose definition pins none ("" for none); --protocol wins over both.
+func (inv *invocation) protocolPin() (string, error) {
+	v := strings.TrimSpace(inv.env.Getenv("MCPWIRE_PROTOCOL"))
+	if v != "" && !protocol.IsSupported(v) {
+		return "", usageErr("MCPWIRE_PROTOCOL=%s: mcpwire speaks %s", safe.Sanitize(v), strings.Join(protocol.SupportedVersions(), ", "))
+	}
+	return v, nil
 }

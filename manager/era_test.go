@@ -1,9 +1,12 @@
 package manager
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -256,40 +259,93 @@ func TestEraCache(t *testing.T) {
 	}
 }
 
-// A legacy server that never answers requests before initialize costs the
-// probe timeout; one that exits on them is started again, legacy.
-func TestProbeOfDifficultLegacyServers(t *testing.T) {
+// The faults of first contact, one row each: a legacy server that never
+// answers server/discover (it costs the probe overlap, not a timeout:
+// BenchmarkFirstContact measures it), one slow to start in either era,
+// one that exits on the probe (started again, legacy), and every
+// non-modern error to the probe (legacy); a -32022 that names revisions
+// is a modern error, and its legacy revision is asked for.
+func TestFirstContactFaults(t *testing.T) {
 	proctest.Check(t)
-	ctx := context.Background()
-	popts := protocol.Options{ProbeTimeout: 200 * time.Millisecond}
-	conn, err := Dial(ctx, demoSpec(t, "--era", "legacy", "--early", "ignore"), &DialOptions{Environ: os.Environ(), Protocol: popts})
-	if err != nil {
-		t.Fatal(err)
+	slow := "--start-delay=3s" // as npx on a cold cache
+	rows := []struct {
+		name    string
+		spec    func(t *testing.T) *Spec
+		era     protocol.Era
+		version string
+	}{
+		{"silent legacy", stdioRow("--era", "legacy", "--early", "ignore"), protocol.EraLegacy, "2025-11-25"},
+		{"silent legacy, slow start", stdioRow("--era", "legacy", "--early", "ignore", slow), protocol.EraLegacy, "2025-11-25"},
+		{"modern, slow start", stdioRow("--era", "modern", slow), protocol.EraModern, protocol.ModernVersion},
+		{"dual era, slow start", stdioRow(slow), protocol.EraModern, protocol.ModernVersion},
+		{"legacy, slow start", stdioRow("--era", "legacy", slow), protocol.EraLegacy, "2025-11-25"},
+		{"exits on the probe", stdioRow("--era", "legacy", "--early", "exit"), protocol.EraLegacy, "2025-11-25"},
+		{"exits on the probe, slow start", stdioRow("--era", "legacy", "--early", "exit", slow), protocol.EraLegacy, "2025-11-25"},
+		{"-32600", stdioRow("--era", "legacy", "--early", "error"), protocol.EraLegacy, "2025-11-25"},
+		{"-32602 initialize first", stdioRow("--era", "legacy", "--early", "initialize-first"), protocol.EraLegacy, "2025-11-25"},
+		{"-32022 without data", stdioRow("--era", "legacy", "--early", "unsupported"), protocol.EraLegacy, "2025-11-25"},
+		{"-32022 naming 2025-06-18", stdioRow("--era", "legacy", "--early", "unsupported-legacy"), protocol.EraLegacy, "2025-06-18"},
+		{"HTML page over HTTP", htmlOnDiscover, protocol.EraLegacy, "2025-11-25"},
 	}
-	if conn.Era() != protocol.EraLegacy {
-		t.Errorf("era %s", conn.Era())
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cache := OpenEraCache(t.TempDir())
+			spec := row.spec(t)
+			conn, err := Dial(ctx, spec, &DialOptions{Environ: os.Environ(), EraCache: cache})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if conn.Era() != row.era || conn.ProtocolVersion() != row.version {
+				t.Errorf("%s %s, want %s %s", conn.Era(), conn.ProtocolVersion(), row.era, row.version)
+			}
+			if _, err := conn.ListTools(ctx); err != nil {
+				t.Error(err)
+			}
+			if h := cache.Lookup(spec); h == nil || h.Era != row.era {
+				t.Errorf("cached %+v", h)
+			}
+		})
 	}
-	conn.Close()
+}
 
-	cache := OpenEraCache(t.TempDir())
+// stdioRow is a row's demo over stdio with args.
+func stdioRow(args ...string) func(t *testing.T) *Spec {
+	return func(t *testing.T) *Spec { return demoSpec(t, args...) }
+}
+
+// htmlOnDiscover is a legacy demo over HTTP behind a front that answers
+// server/discover with an HTML error page (400), as a proxy would.
+func htmlOnDiscover(t *testing.T) *Spec {
+	h := demo.NewHTTPHandler(demo.Options{Era: demo.EraLegacy})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		if bytes.Contains(body, []byte(`"server/discover"`)) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, "<html><body><h1>400 Bad Request</h1></body></html>")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		h.Close()
+		srv.Close()
+	})
+	return &Spec{Name: "demo", Transport: "http", URL: srv.URL + "/mcp"}
+}
+
+// Pinned, a server that exits on the probe is not started again: the
+// error says what happened.
+func TestPinnedProbeNotRestarted(t *testing.T) {
+	proctest.Check(t)
 	spec := demoSpec(t, "--era", "legacy", "--early", "exit")
-	conn, err = Dial(ctx, spec, &DialOptions{Environ: os.Environ(), EraCache: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if conn.Era() != protocol.EraLegacy {
-		t.Errorf("era %s", conn.Era())
-	}
-	if _, err := conn.ListTools(ctx); err != nil {
-		t.Error(err)
-	}
-	conn.Close()
-	if h := cache.Lookup(spec); h == nil || h.Era != protocol.EraLegacy {
-		t.Errorf("cached %+v", h)
-	}
-	// Pinned, nothing is started again: the error says what happened.
 	spec.ProtocolVersion = protocol.ModernVersion
-	_, err = Dial(ctx, spec, &DialOptions{Environ: os.Environ()})
+	_, err := Dial(context.Background(), spec, &DialOptions{Environ: os.Environ()})
 	if !errors.Is(err, protocol.ErrClosedByProbe) {
 		t.Errorf("pinned: %v", err)
 	}
@@ -307,6 +363,24 @@ func TestDefinitionPinsRevision(t *testing.T) {
 		if st.ProtocolVersion != want {
 			t.Errorf("%s speaks %s (%s), want %s", st.Name, st.ProtocolVersion, st.Era, want)
 		}
+	}
+}
+
+// Options.ProtocolVersion pins every server whose definition pins none.
+func TestOptionsPinRevision(t *testing.T) {
+	proctest.Check(t)
+	m, _ := newManager(t, Options{ProtocolVersion: "2025-11-25"},
+		demoServer{name: "pinned", extra: map[string]any{"protocolVersion": "2025-06-18"}},
+		demoServer{name: "free"})
+	mustTools(t, m)
+	for _, st := range m.States() {
+		want := map[string]string{"pinned": "2025-06-18", "free": "2025-11-25"}[st.Name]
+		if st.ProtocolVersion != want {
+			t.Errorf("%s speaks %s (%s), want %s", st.Name, st.ProtocolVersion, st.Era, want)
+		}
+	}
+	if _, err := New(Options{Config: &config.Config{}, ProtocolVersion: "2024-01-01"}); err == nil {
+		t.Error("an unknown revision was accepted")
 	}
 }
 

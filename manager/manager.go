@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -136,6 +137,10 @@ type Options struct {
 	// Hurry, when closed, cuts the stops of Close short: what is left of
 	// each stdio server is killed at once.
 	Hurry <-chan struct{}
+	// ProtocolVersion pins the MCP revision of every server whose
+	// definition pins none ("protocolVersion"); "" detects each server's
+	// era. A legacy pin accepts an older legacy answer.
+	ProtocolVersion string
 }
 
 // A Manager holds sessions with many servers. Its methods may be called
@@ -195,6 +200,9 @@ func New(opts Options) (*Manager, error) {
 	}
 	if opts.ClientName == "" {
 		opts.ClientName, opts.ClientVersion = "mcpwire", moduleVersion()
+	}
+	if v := opts.ProtocolVersion; v != "" && !protocol.IsSupported(v) {
+		return nil, fmt.Errorf("manager: cannot pin protocol version %q: mcpwire speaks %s", v, strings.Join(protocol.SupportedVersions(), ", "))
 	}
 	m := &Manager{opts: opts, events: newDispatcher(), eras: OpenEraCache(opts.Home)}
 	if opts.ReapOrphans {

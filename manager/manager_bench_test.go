@@ -169,3 +169,35 @@ func heapInUse() int64 {
 	runtime.ReadMemStats(&ms)
 	return int64(ms.HeapAlloc)
 }
+
+// benchFirstContact measures Dial of the demo over stdio with args and a
+// fresh era cache (the connection's close is not timed).
+func benchFirstContact(b *testing.B, pin string, args ...string) {
+	spec := demoSpec(b, args...)
+	spec.ProtocolVersion = pin
+	ctx := context.Background()
+	for b.Loop() {
+		conn, err := Dial(ctx, spec, &DialOptions{Environ: os.Environ(), EraCache: OpenEraCache(b.TempDir())})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		conn.Close()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkFirstContactSilentLegacy is a dual-era first contact with a
+// legacy server that never answers server/discover; against
+// BenchmarkFirstContactLegacyOnly (the same server, a legacy-only client)
+// it shows what the probe costs (at most ProbeOverlap plus the settle
+// time, about 0.75 s).
+func BenchmarkFirstContactSilentLegacy(b *testing.B) {
+	benchFirstContact(b, "", "--era", "legacy", "--early", "ignore")
+}
+
+// BenchmarkFirstContactLegacyOnly is the floor of
+// BenchmarkFirstContactSilentLegacy.
+func BenchmarkFirstContactLegacyOnly(b *testing.B) {
+	benchFirstContact(b, "2025-11-25", "--era", "legacy", "--early", "ignore")
+}

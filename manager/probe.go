@@ -106,6 +106,12 @@ func Probe(ctx context.Context, spec *Spec, opts *DialOptions, each time.Duratio
 			return row
 		}
 		defer conn.Close()
+		if spoken := conn.ProtocolVersion(); revision != "" && spoken != revision {
+			// A pin accepts an older legacy answer; the probe asks
+			// whether the server speaks this revision itself.
+			row.Err = &protocol.VersionError{Asked: revision, Answered: spoken, Pinned: true}
+			return row
+		}
 		init := conn.Init()
 		row.OK, row.Era, row.Spoken = true, conn.Era(), conn.ProtocolVersion()
 		row.ServerInfo, row.Capabilities = conn.ServerInfo(), init.Capabilities.Names()

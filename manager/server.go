@@ -228,8 +228,14 @@ func (s *server) start(done chan struct{}) {
 	if m.opts.HTTPClient != nil && s.spec.Transport != "stdio" {
 		opts.HTTPClient = m.opts.HTTPClient(s.def)
 	}
+	spec := s.spec
+	if spec.ProtocolVersion == "" && m.opts.ProtocolVersion != "" {
+		pinned := *spec
+		pinned.ProtocolVersion = m.opts.ProtocolVersion
+		spec = &pinned
+	}
 	m.logf("%s: starting", name)
-	conn, err := Dial(ctx, s.spec, opts)
+	conn, err := Dial(ctx, spec, opts)
 	var tools []*protocol.Tool
 	if err == nil && conn.Init().Capabilities.Tools != nil {
 		tools, err = conn.ListTools(ctx)

@@ -80,15 +80,34 @@ func (s *Session) discover(ctx context.Context, version string, pinned bool) err
 		}
 		probeTimeout = min(probeTimeout, s.timeout)
 	}
+	// Over stdio the first probe has an initialize sent beside it when
+	// the server is slow to answer (probe.go): early.
+	var early *earlyInit
+	defer func() { early.abandon() }()
 	legacy := func(why error) error {
 		s.modern.Store(nil)
 		if pinned {
 			return &wrapped{msg: fmt.Sprintf("server/discover: the server does not speak %s (pinned): %s", version, reason(why)), err: why}
 		}
+		if e := early; e != nil {
+			early = nil
+			return s.finishEarly(ctx, e)
+		}
 		return s.initialize(ctx, LatestLegacyVersion, false)
 	}
 	for try := 1; ; try++ {
-		res, found, err := s.discoverOnce(ctx, version, probeTimeout)
+		var res *DiscoverResult
+		var found bool
+		var err error
+		if try == 1 && !pinned && !s.headers {
+			a, e, settled := s.probeOverlapped(ctx, version)
+			if early = e; settled {
+				return legacy(errSettled)
+			}
+			res, found, err = a.res, a.found, a.err
+		} else {
+			res, found, err = s.discoverOnce(ctx, version, probeTimeout)
+		}
 		var next string // the revision to ask for next
 		switch {
 		case err == nil && !found:
@@ -135,6 +154,9 @@ func (s *Session) discover(ctx context.Context, version string, pinned bool) err
 		}
 		if EraOf(next) == EraLegacy {
 			s.modern.Store(nil)
+			if early != nil && next == early.version {
+				return legacy(err)
+			}
 			return s.initialize(ctx, next, false)
 		}
 		if try >= maxVersionTries {

@@ -22,12 +22,16 @@ type Error = jsonrpc.Error
 type VersionError struct {
 	Asked    string // the version the client asked for
 	Answered string // the version the server answered
-	Pinned   bool   // Asked was pinned: no other answer is accepted
+	Pinned   bool   // Asked was pinned: no newer answer is accepted
 }
 
 func (e *VersionError) Error() string {
 	if e.Pinned && IsSupported(e.Answered) {
-		return fmt.Sprintf("server answered protocol version %q to initialize, not %s as pinned", e.Answered, e.Asked)
+		how := "not"
+		if e.Answered > e.Asked {
+			how = "newer than"
+		}
+		return fmt.Sprintf("server answered protocol version %q to initialize, %s %s as pinned", e.Answered, how, e.Asked)
 	}
 	return fmt.Sprintf("server answered protocol version %q (asked for %s); mcpwire speaks %s",
 		e.Answered, e.Asked, strings.Join(supportedVersions[:], ", "))

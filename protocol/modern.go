@@ -45,8 +45,16 @@ func isModernError(err error) (*jsonrpc.Error, bool) {
 		return nil, false
 	}
 	switch je.Code {
-	case CodeHeaderMismatch, CodeMissingRequiredClientCapability, CodeUnsupportedProtocolVersion:
+	case CodeHeaderMismatch, CodeMissingRequiredClientCapability:
 		return je, true
+	case CodeUnsupportedProtocolVersion:
+		// Recognized by its data.supported list: a legacy server's
+		// -32022 of its own means nothing of the sort.
+		var data struct {
+			Supported json.RawMessage `json:"supported"`
+		}
+		_ = json.Unmarshal(je.Data, &data)
+		return je, len(data.Supported) > 0 && data.Supported[0] == '['
 	}
 	return je, false
 }
@@ -458,12 +466,27 @@ func (d *DiscoverResult) identity() Implementation {
 // is a result but not a discover result (a server of the legacy era
 // answering anything at all).
 func (s *Session) discoverOnce(ctx context.Context, version string, timeout time.Duration) (res *DiscoverResult, found bool, err error) {
-	ms, err := s.newModernState(version)
+	sc, err := s.startDiscover(ctx, version, timeout)
 	if err != nil {
 		return nil, false, err
 	}
+	return s.discoverResult(sc.wait())
+}
+
+// startDiscover sends server/discover asking for version, the session
+// speaking it from now on.
+func (s *Session) startDiscover(ctx context.Context, version string, timeout time.Duration) (*sessionCall, error) {
+	ms, err := s.newModernState(version)
+	if err != nil {
+		return nil, err
+	}
 	s.modern.Store(ms)
-	resp, err := s.callResponse(ctx, &request{method: "server/discover", probe: true, opts: &CallOptions{Timeout: timeout}})
+	return s.startCall(ctx, &request{method: "server/discover", probe: true, opts: &CallOptions{Timeout: timeout}})
+}
+
+// discoverResult reads the answer to server/discover: found is false
+// for a result that is not a DiscoverResult.
+func (s *Session) discoverResult(resp *jsonrpc.Response, err error) (res *DiscoverResult, found bool, _ error) {
 	if err != nil {
 		return nil, false, err
 	}

@@ -277,7 +277,7 @@ func TestProbeTimeoutFallsBack(t *testing.T) {
 		<-f.done
 		return nil, noAnswer
 	})
-	s, err := Connect(context.Background(), f.stream(), &Options{ProbeTimeout: 20 * time.Millisecond})
+	s, err := Connect(context.Background(), f.stream(), &Options{ProbeOverlap: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,6 +286,26 @@ func TestProbeTimeoutFallsBack(t *testing.T) {
 		t.Errorf("era %s, version %s", s.Era(), s.ProtocolVersion())
 	}
 	f.waitNote(t, "notifications/initialized")
+}
+
+// A -32022 without data.supported is no modern error: a legacy server's
+// own code. With data.supported it is, and never a fallback to the
+// default legacy revision.
+func TestUnsupportedWithoutData(t *testing.T) {
+	f := newFake(t, func(f *fakeServer, m *wire) (any, error) {
+		if m.Method == "initialize" {
+			return initResult("2025-11-25", `{}`), nil
+		}
+		return nil, jsonrpc.NewError(CodeUnsupportedProtocolVersion, "not now")
+	})
+	s, err := Connect(context.Background(), f.stream(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Era() != EraLegacy {
+		t.Errorf("era %s", s.Era())
+	}
 }
 
 // A legacy server that exits on a request it does not know.
@@ -349,17 +369,36 @@ func TestPinnedModernAgainstLegacy(t *testing.T) {
 	}
 }
 
-func TestPinnedLegacyStrict(t *testing.T) {
-	f := newFake(t, func(f *fakeServer, m *wire) (any, error) {
-		if m.Method != "initialize" {
-			t.Errorf("a pinned legacy session sent %s", m.Method)
+// A pinned legacy revision accepts an older legacy answer, as a client of
+// that revision would (ask 2025-06-18, accept 2025-03-26), never a newer
+// one.
+func TestPinnedLegacyAcceptsOlder(t *testing.T) {
+	for _, tc := range []struct{ answer, err string }{
+		{"2025-03-26", ""},
+		{"2025-06-18", ""},
+		{"2025-11-25", "newer than 2025-06-18 as pinned"},
+	} {
+		f := newFake(t, func(f *fakeServer, m *wire) (any, error) {
+			if m.Method != "initialize" {
+				t.Errorf("a pinned legacy session sent %s", m.Method)
+			}
+			return initResult(tc.answer, `{}`), nil
+		})
+		s, err := Connect(context.Background(), f.stream(), &Options{ProtocolVersion: "2025-06-18"})
+		if tc.err != "" {
+			var ve *VersionError
+			if !errors.As(err, &ve) || !ve.Pinned || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("answer %s: got %v", tc.answer, err)
+			}
+			continue
 		}
-		return initResult("2025-11-25", `{}`), nil
-	})
-	_, err := Connect(context.Background(), f.stream(), &Options{ProtocolVersion: "2025-06-18"})
-	var ve *VersionError
-	if !errors.As(err, &ve) || !ve.Pinned || !strings.Contains(err.Error(), "not 2025-06-18 as pinned") {
-		t.Fatalf("got %v", err)
+		if err != nil {
+			t.Fatalf("answer %s: %v", tc.answer, err)
+		}
+		if s.ProtocolVersion() != tc.answer || s.Era() != EraLegacy {
+			t.Errorf("answer %s: speaks %s %s", tc.answer, s.Era(), s.ProtocolVersion())
+		}
+		s.Close()
 	}
 }
 

@@ -46,9 +46,16 @@ type Options struct {
 	// afresh; Session.Era and ProtocolVersion say what was found.
 	Hint *EraHint
 	// ProbeTimeout bounds the server/discover probe of era detection
-	// (default DefaultProbeTimeout, at most Timeout): a legacy server may
-	// never answer it, and then the session falls back to initialize.
+	// over HTTP (default DefaultProbeTimeout, at most Timeout): a legacy
+	// server may never answer it, and then the session falls back to
+	// initialize.
 	ProbeTimeout time.Duration
+	// ProbeOverlap is how long the probe waits alone over stdio (default
+	// DefaultProbeOverlap, at most ProbeTimeout when that is set): then
+	// initialize is sent beside it and the first answer tells the era, so
+	// that a legacy server that ignores server/discover costs little and
+	// a server slow to start is still told right (see probe.go).
+	ProbeOverlap time.Duration
 	// Timeout bounds each request (default DefaultTimeout) unless the
 	// caller's context ends sooner.
 	Timeout time.Duration
@@ -260,17 +267,30 @@ func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, er
 // the answer must name version (a pinned revision); otherwise any legacy
 // revision this package speaks is accepted.
 func (sess *Session) initialize(ctx context.Context, version string, strict bool) error {
+	// initialize is bounded by ctx and by the timeout, and is never
+	// cancelled with a notification (onCancel knows it by ready).
+	ictx, cancel := context.WithTimeoutCause(ctx, sess.timeout, &TimeoutError{Method: "initialize", Timeout: sess.timeout})
+	defer cancel()
 	sess.speak(version)
-	params := map[string]any{
+	raw, err := sess.conn.Call(ictx, "initialize", sess.initParams(version))
+	return sess.initialized(ctx, ictx, version, strict, raw, err)
+}
+
+// initParams are the params of initialize asking for version.
+func (sess *Session) initParams(version string) map[string]any {
+	return map[string]any{
 		"protocolVersion": version,
 		"capabilities":    sess.clientCapabilities(version),
 		"clientInfo":      Implementation{Name: sess.opts.ClientName, Version: sess.opts.ClientVersion},
 	}
-	// initialize is bounded by ctx and by the timeout, and is never
-	// cancelled with a notification (onCancel knows it by ready).
-	ictx, cancel := context.WithTimeoutCause(ctx, sess.timeout, &TimeoutError{Method: "initialize", Timeout: sess.timeout})
-	raw, err := sess.conn.Call(ictx, "initialize", params)
-	cancel()
+}
+
+// initialized ends the handshake with the answer (raw, err) to
+// initialize asking for version, sent under ictx: the session becomes a
+// legacy one and the server is told. A pinned (strict) revision accepts an
+// older legacy answer, as a client of that revision would, never a newer
+// one.
+func (sess *Session) initialized(ctx, ictx context.Context, version string, strict bool, raw json.RawMessage, err error) error {
 	if err != nil {
 		var te *TimeoutError
 		switch {
@@ -285,7 +305,7 @@ func (sess *Session) initialize(ctx context.Context, version string, strict bool
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return &ResultError{Method: "initialize", Err: err}
 	}
-	if !isLegacySupported(res.ProtocolVersion) || strict && res.ProtocolVersion != version {
+	if !isLegacySupported(res.ProtocolVersion) || strict && res.ProtocolVersion > version {
 		return &VersionError{Asked: version, Answered: res.ProtocolVersion, Pinned: strict}
 	}
 	sess.init = &res

@@ -45,7 +45,9 @@ type Options struct {
 	// Early says what a legacy session does with a request before
 	// initialize (a dual-era client's server/discover probe): "" answers
 	// -32600, "ignore" never answers, "exit" exits 3 (stdio) or drops the
-	// connection (HTTP), as some legacy servers do.
+	// connection (HTTP), as some legacy servers do; "initialize-first"
+	// answers -32602, "unsupported" -32022 without data, and
+	// "unsupported-legacy" -32022 with data.supported naming 2025-06-18.
 	Early         string
 	PageSize      int    // items per page of every list; 0 = all in one page
 	ExtraTools    int    // extra tools tool-0001… to add
@@ -122,7 +124,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&addr, "http", "", "serve streamable HTTP at `ADDR` (e.g. 127.0.0.1:0) instead of stdio")
 	fs.StringVar(&o.Era, "era", "", "the eras spoken: dual (the default: 2026-07-28 and the legacy revisions), modern (2026-07-28 only) or legacy (no 2026-07-28)")
-	fs.StringVar(&o.Early, "early", "", "a request before initialize (legacy): error (the default), ignore (never answered) or exit")
+	fs.StringVar(&o.Early, "early", "", "a request before initialize (legacy): error (the default, -32600), initialize-first (-32602), unsupported (-32022 without data), unsupported-legacy (-32022 naming 2025-06-18 only), ignore (never answered) or exit")
 	fs.IntVar(&o.PageSize, "page-size", 0, "items per page of each list (0 = one page)")
 	fs.IntVar(&o.ExtraTools, "tools", 0, "add `N` extra tools tool-0001…")
 	fs.BoolVar(&o.NextRelease, "next-release", false, "serve the surface of a pretend next release (version 0.2.0), for mcpwire diff")
@@ -158,9 +160,9 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	switch o.Early {
 	case "error":
 		o.Early = ""
-	case "", "ignore", "exit":
+	case "", "ignore", "exit", "initialize-first", "unsupported", "unsupported-legacy":
 	default:
-		fmt.Fprintf(stderr, "serve-demo: --early must be error, ignore or exit, not %q\n", o.Early)
+		fmt.Fprintf(stderr, "serve-demo: --early must be error, initialize-first, unsupported, unsupported-legacy, ignore or exit, not %q\n", o.Early)
 		return o, "", errors.New("demo: bad --early")
 	}
 	if o.PageSize < 0 || o.ExtraTools < 0 || o.ExpireAfter < 0 {

@@ -136,6 +136,15 @@ func (s *server) handle(ctx context.Context, p peer, req *jsonrpc.Request) (any,
 			return nil, errCancelled
 		case "exit":
 			return nil, errCrash
+		case "initialize-first":
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "initialize first")
+		case "unsupported":
+			// A code of its own that happens to be -32022: no data.
+			return nil, jsonrpc.NewError(-32022, "not ready")
+		case "unsupported-legacy":
+			e := jsonrpc.NewError(-32022, "Unsupported protocol version")
+			e.Data = json.RawMessage(`{"supported":["2025-06-18"],"requested":"2026-07-28"}`)
+			return nil, e
 		}
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "%s before initialize", req.Method)
 	}
