@@ -58,7 +58,8 @@
 // env values, url and header values, for enabled valid entries only
 // ([Server.ExpandLookup]; Load stores the result in Server.Expanded). A
 // variable set to the empty string expands to ""; ${VAR:-default} takes
-// the default when VAR is unset or empty, as a shell does; an unset
+// the default when VAR is unset only (a variable set to "" stays empty,
+// magi-code's rule, unlike a shell's :-); an unset
 // variable without a default fails the server alone with an
 // [*ExpandError] naming field and variable, never a value. The variables
 // named by envVars, envHeaders and bearerTokenEnvVar are read at the same

@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// Expand is ExpandLookup with getenv, for which "" means unset: a
-// variable set to the empty string takes its default, and without one is
-// an error. nil means no variable is set.
+// Expand is ExpandLookup with getenv, for which "" means unset (getenv
+// cannot tell): an empty variable then takes its default, and without one
+// is an error. nil means no variable is set.
 func (s *Server) Expand(getenv func(string) string) (*Expanded, error) {
 	if getenv == nil {
 		return s.ExpandLookup(nil)
@@ -36,7 +36,8 @@ func LookupFromGetenv(getenv func(string) string) func(string) (string, bool) {
 // variable that is set, even to the empty string, is its value; of an
 // unset one, an error (*ExpandError naming server, field and variable,
 // never a value). ${VAR:-default} is the default when the variable is
-// unset or empty, as in a shell. Other uses of $ are kept as written: $VAR
+// unset; a variable set to "" stays empty (unlike a shell's :-, as
+// magi-code's rule says). Other uses of $ are kept as written: $VAR
 // without braces, $$, a lone $. A "${" without a closing "}" or with
 // anything but a name ([A-Za-z_][A-Za-z0-9_]*) optionally followed by
 // ":-default" is an error.
@@ -230,8 +231,8 @@ func expandString(v string, lookup func(string) (string, bool)) (string, *expand
 		switch {
 		case !set && !hasDef:
 			return "", &expandProblem{name: name, msg: fmt.Sprintf("variable %s is not set and has no default; set it, or write ${%s:-default}", name, name)}
-		case hasDef && val == "":
-			val = def // unset or empty, as a shell's ${VAR:-default}
+		case hasDef && !set:
+			val = def // unset only: a variable set to "" stays empty (magi-code's rule)
 		}
 		b.WriteString(val)
 		v = rest[j+1:]

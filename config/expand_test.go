@@ -20,7 +20,7 @@ func TestExpandString(t *testing.T) {
 		{in: "${B}", want: "${A}"},              // once: not recursive
 		{in: "${NOPE:-${A}}", want: "${A}"},     // the default is "${A" (up to the first }), then "}"
 		{in: "${NOPE:-a b:-c}", want: "a b:-c"}, // the first :- splits
-		{in: "${EMPTY:-d}", want: "d"},          // a default is for unset or empty, as in a shell
+		{in: "${EMPTY:-d}", want: ""},           // a default is for unset only: set but empty stays empty
 		{in: "${EMPTY}", want: ""},              // set but empty: empty
 		{in: "<${EMPTY}>", want: "<>"},
 		{in: "${A:-d}", want: "alpha"},
@@ -158,5 +158,21 @@ func TestSeedFields(t *testing.T) {
 		if s.Err == nil || !strings.Contains(s.Err.Error(), want) {
 			t.Errorf("%s: err %v, want %q", name, s.Err, want)
 		}
+	}
+}
+
+// TestDefaultOnlyForUnset reads a file whose ${VAR:-default} names a
+// variable set to "" and one unset: the first stays empty, the second
+// takes its default (magi-code's rule, not a shell's).
+func TestDefaultOnlyForUnset(t *testing.T) {
+	opts := setup(t, `{"mcpServers": {"s": {"command": "x", "args": ["${EMPTY:-d1}", "${UNSET:-d2}"], "env": {"K": "${EMPTY:-d3}"}}}}`, "")
+	opts.Getenv, opts.LookupEnv = nil, lookup(map[string]string{"EMPTY": ""})
+	c, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := c.Server("s").Expanded
+	if x == nil || x.Args[0] != "" || x.Args[1] != "d2" || x.Env["K"] != "" {
+		t.Fatalf("expanded: %+v (err %v)", x, c.Server("s").Err)
 	}
 }
