@@ -6,38 +6,47 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 )
 
+// openHome is the manager's Home of the folder home (the one loadConfig
+// returned); nil for "".
+func openHome(home string) *manager.Home {
+	h, err := manager.OpenHome(home)
+	if err != nil {
+		return nil
+	}
+	return h
+}
+
 // authStatus is a server's login state for list: "-" for stdio, "not
 // needed" for an HTTP server with no token file and no oauth section,
 // else what its token file says.
-func (inv *invocation) authStatus(home string, s *config.Server) string {
-	st, warn := manager.AuthStatus(home, s, time.Now())
-	if warn != "" {
-		inv.say("warning: %s: %s\n", s.Name, safe.Sanitize(warn))
+func (inv *invocation) authStatus(h *manager.Home, s *config.Server) string {
+	st := h.AuthFor(s)
+	if st.Warning != "" {
+		inv.say("warning: %s: %s\n", s.Name, safe.Sanitize(st.Warning))
 	}
-	inv.tokenSecrets(home, s.Name)
-	return st
+	inv.tokenSecrets(h, s.Name)
+	return st.State.String()
 }
 
 // needsLogin says whether an HTTP server has no usable token when it is
 // known to need one.
-func (inv *invocation) needsLogin(home string) func(*config.Server) bool {
+func (inv *invocation) needsLogin(h *manager.Home) func(*config.Server) bool {
 	return func(s *config.Server) bool {
-		inv.tokenSecrets(home, s.Name)
-		return manager.NeedsLogin(home, s)
+		inv.tokenSecrets(h, s.Name)
+		return h.NeedsLogin(s)
 	}
 }
 
 // tokenSecrets registers the secrets of a server's token file, so that
 // no output of this run can show them.
-func (inv *invocation) tokenSecrets(home, name string) {
-	inv.addSecrets(manager.TokenSecrets(home, name)...)
+func (inv *invocation) tokenSecrets(h *manager.Home, name string) {
+	inv.addSecrets(h.Secrets(name)...)
 }
 
 // authHome is the home folder of the token files: the target's, else the
@@ -63,12 +72,12 @@ func (inv *invocation) authHome(t *target) string {
 // authClient is the HTTP client of a target: stored tokens are sent (to
 // their server only) and refreshed; nil when there is no home folder.
 func (inv *invocation) authClient(t *target) *http.Client {
-	home := inv.authHome(t)
-	if home == "" {
+	h := openHome(inv.authHome(t))
+	if h == nil {
 		return nil
 	}
-	inv.tokenSecrets(home, t.spec.Name)
-	return manager.AuthClient(home, t.spec.Name, t.spec.URL)
+	inv.tokenSecrets(h, t.spec.Name)
+	return h.HTTPClient(t.spec.Name, t.spec.URL)
 }
 
 // authFailure fills f for a run that needs a login (exit 4) and reports
@@ -93,4 +102,12 @@ func (inv *invocation) authFailure(f *failure, login string, err error) bool {
 		return false
 	}
 	return true
+}
+
+// eraCache is the era cache of h; nil (none) without a home.
+func eraCache(h *manager.Home) *manager.EraCache {
+	if h == nil {
+		return nil
+	}
+	return h.EraCache()
 }

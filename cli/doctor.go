@@ -206,13 +206,10 @@ func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *mana
 	defer cancel()
 	opts := &manager.DoctorOptions{Definition: def, Dial: manager.DialOptions{Environ: inv.env.Environ()},
 		LoginCommand: inv.suggest("login", loginWords(spec, def != nil))}
-	if home != "" {
-		opts.Tokens = manager.TokenStore(home)
-		if spec.Transport != "stdio" {
-			// A logged-in server is checked with its token (never shown).
-			opts.Dial.HTTPClient = manager.AuthClient(home, spec.Name, spec.URL)
-			inv.tokenSecrets(home, spec.Name)
-		}
+	if h := openHome(home); h != nil {
+		// A logged-in server is checked with its token (never shown).
+		opts.Home = h
+		inv.tokenSecrets(h, spec.Name)
 	}
 	stop := inv.spinner("checking " + spec.Name)
 	checks := manager.Doctor(dctx, spec, opts)

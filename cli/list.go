@@ -64,8 +64,12 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	m, err := manager.New(manager.Options{Config: cfg, Home: home, Environ: inv.env.Environ(), StartupTimeout: *startup,
-		NeedsLogin: inv.needsLogin(home), HTTPClient: manager.AuthClientFor(home),
+	h, err := manager.OpenHome(home)
+	if err != nil {
+		return fail(ExitConfig, manager.PhaseConfig, err)
+	}
+	m, err := manager.New(manager.Options{Config: cfg, Home: h, Environ: inv.env.Environ(), StartupTimeout: *startup,
+		NeedsLogin:  inv.needsLogin(h),
 		ReapOrphans: inv.env.ReapOrphans, Hurry: inv.env.Hurry, ProtocolVersion: pin})
 	if err != nil {
 		return err
@@ -87,7 +91,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	doc := &listDoc{Warnings: nonNil(cfg.Warnings)}
 	for i, s := range cfg.Servers {
 		e := listEntry{Server: s.Name, Source: s.Source, Scope: s.Scope, Transport: s.Type, Target: s.Target(),
-			Enabled: s.Enabled, Approval: approvals.State(s).String(), Auth: inv.authStatus(home, s)}
+			Enabled: s.Enabled, Approval: approvals.State(s).String(), Auth: inv.authStatus(h, s)}
 		if e.Auth == "-" {
 			e.Auth = "none"
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
-	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // loginFlags are the flags of `mcpwire login`.
@@ -95,7 +94,7 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	if hasTail || len(pos) != 1 {
 		return usageErr("login takes one NAME (a configured HTTP server) or an http(s):// URL")
 	}
-	opts, err := inv.loginOptions(pos[0], &lf)
+	opts, h, err := inv.loginOptions(pos[0], &lf)
 	if err != nil {
 		return err
 	}
@@ -114,29 +113,13 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 		}
 		return nil
 	}
-	// A usable token is there: say so, and do nothing unless --force.
-	if su, _ := manager.LoadStepUp(opts.Home, name); su == nil && !lf.force && !lf.clientCreds && lf.idTokenFile == "" && lf.jwtAssertionFile == "" {
-		inv.addSecrets(manager.TokenSecrets(opts.Home, name)...)
-		store := manager.TokenStore(opts.Home)
-		status, _ := store.Status(name, time.Now())
-		rec, _, _ := store.Load(name)
-		if st := status.String(); (st == "authenticated" || st == "refreshable") && rec != nil && rec.Token != nil && inv.tokenAccepted(ctx, opts, name) {
-			doc := loginDoc{LoginNeeded: true, AlreadyLoggedIn: true, Refreshable: rec.Token.RefreshToken != "", Scopes: rec.Token.Scopes()}
-			if !rec.Token.Expiry.IsZero() {
-				doc.Expires = rec.Token.Expiry.UTC().Format(time.RFC3339)
-			}
-			if !lf.json && !lf.events {
-				inv.printf("already logged in to %s (%s); to log in again: %s\n", safe.Sanitize(name), st, inv.suggest("login", "--force", pos[0]))
-			}
-			return done(doc)
-		}
-	}
+	inv.tokenSecrets(h, name)
 	b := &browser{inv: inv, noBrowser: lf.noBrowser, timeout: lf.timeout, server: name, event: lf.json || lf.events}
 	opts.OpenURL = b.open
 	if lf.noBrowser {
 		opts.ReadPastedURL = b.readPasted
 	}
-	opts.Timeout = lf.timeout
+	opts.Timeout, opts.Force = lf.timeout, lf.force
 	opts.Logf = func(format string, args ...any) {
 		if lf.verbose {
 			inv.say("%s: %s\n", name, safe.Sanitize(fmt.Sprintf(format, args...)))
@@ -145,10 +128,10 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	// The spinner runs until the browser is opened (or to the end of a
 	// login without one).
 	b.stopSpinner = inv.spinner("asking " + name + " how to log in")
-	res, err := manager.Login(ctx, *opts)
+	res, err := h.Login(ctx, *opts)
 	b.stopSpinner()
 	b.wait()
-	inv.addSecrets(manager.TokenSecrets(opts.Home, name)...)
+	inv.tokenSecrets(h, name)
 	if err != nil {
 		var se *manager.ServerError
 		if errors.As(err, &se) && se.Phase != manager.PhaseAuth {
@@ -163,6 +146,16 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 			login = loginWords(&manager.Spec{Name: name, URL: opts.URL}, false)
 		}
 		return inv.loginFailure(name, login, err)
+	}
+	if res.AlreadyLoggedIn {
+		doc := loginDoc{LoginNeeded: true, AlreadyLoggedIn: true, Refreshable: res.Refreshable, Scopes: res.Scopes}
+		if !res.Expiry.IsZero() {
+			doc.Expires = res.Expiry.UTC().Format(time.RFC3339)
+		}
+		if !lf.json && !lf.events {
+			inv.printf("already logged in to %s (%s); to log in again: %s\n", safe.Sanitize(name), res.State, inv.suggest("login", "--force", pos[0]))
+		}
+		return done(doc)
 	}
 	if res.NotNeeded {
 		inv.say("%s does not ask for a login (it answered without a token); nothing to do\n", name)
@@ -185,33 +178,6 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	}
 	inv.printf("logged in to %s (%s, expires %s)\n", name, safe.Sanitize(sc), expires)
 	return nil
-}
-
-// tokenAccepted says whether the server accepts the saved token: a
-// session with it lists the tools. A token the server refuses (401, 403),
-// or a server that cannot be reached, means the login goes on.
-func (inv *invocation) tokenAccepted(ctx context.Context, opts *manager.LoginOptions, name string) bool {
-	spec := &manager.Spec{Name: name, Transport: "http", URL: opts.URL, Header: opts.Header}
-	if opts.Server != nil {
-		sp, err := manager.SpecFromConfig(opts.Server)
-		if err != nil {
-			return false
-		}
-		spec = sp
-	}
-	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	stop := inv.spinner("checking the saved token with " + name)
-	defer stop()
-	conn, err := manager.Dial(pctx, spec, &manager.DialOptions{HTTPClient: manager.AuthClient(opts.Home, name, spec.URL),
-		Protocol: protocol.Options{ClientName: "mcpwire", ClientVersion: clientVersion()}})
-	if err != nil {
-		return false
-	}
-	defer conn.Close()
-	_, err = conn.ListTools(pctx)
-	var ce *protocol.CapabilityError
-	return err == nil || errors.As(err, &ce)
 }
 
 // loginFailure maps a failed login to exit 4 with what to do next;
@@ -241,23 +207,26 @@ func (inv *invocation) loginFailure(name, login string, err error) error {
 
 // loginOptions resolves the NAME or URL of a login and the flags that
 // say how to log in.
-func (inv *invocation) loginOptions(arg string, lf *loginFlags) (*manager.LoginOptions, error) {
+func (inv *invocation) loginOptions(arg string, lf *loginFlags) (*manager.LoginOptions, *manager.Home, error) {
 	opts := &manager.LoginOptions{Getenv: inv.env.Getenv, ClientID: lf.clientID, ClientMetadataURL: lf.clientMetadataURL,
 		ClientCredentials: lf.clientCreds, SigningAlgorithm: lf.signingAlg, IdPTokenEndpoint: lf.idpTokenEndpoint, IdPClientID: lf.idpClientID}
 	cfg, home, err := inv.loadConfig()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	opts.Home = home
+	h, err := manager.OpenHome(home)
+	if err != nil {
+		return nil, nil, fail(ExitConfig, manager.PhaseConfig, err)
+	}
 	if isURL(arg) {
 		if err := manager.CheckURL(arg); err != nil {
-			return nil, usageErr("%v", err)
+			return nil, nil, usageErr("%v", err)
 		}
 		opts.URL, opts.Name, opts.Header = arg, manager.URLName(arg), map[string]string{}
 		for _, h := range lf.headers {
 			k, v, ok := strings.Cut(h, ":")
 			if !ok || strings.TrimSpace(k) == "" {
-				return nil, usageErr("--header wants 'Name: value'")
+				return nil, nil, usageErr("--header wants 'Name: value'")
 			}
 			opts.Header[strings.TrimSpace(k)] = strings.TrimSpace(v)
 			inv.addSecrets(strings.TrimSpace(v))
@@ -265,13 +234,13 @@ func (inv *invocation) loginOptions(arg string, lf *loginFlags) (*manager.LoginO
 	} else {
 		s, err := inv.lookup(cfg, arg)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := inv.checkUsable(home, s); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if s.Type == config.TypeStdio {
-			return nil, usageErr("%s is a stdio server: login is for servers reached over HTTP", arg)
+			return nil, nil, usageErr("%s is a stdio server: login is for servers reached over HTTP", arg)
 		}
 		opts.Server = s
 		if s.OAuth != nil {
@@ -281,7 +250,7 @@ func (inv *invocation) loginOptions(arg string, lf *loginFlags) (*manager.LoginO
 	if lf.clientSecretEnv != "" {
 		opts.ClientSecret = inv.env.Getenv(lf.clientSecretEnv)
 		if opts.ClientSecret == "" {
-			return nil, usageErr("--client-secret-env: %s is not set", lf.clientSecretEnv)
+			return nil, nil, usageErr("--client-secret-env: %s is not set", lf.clientSecretEnv)
 		}
 		inv.addSecrets(opts.ClientSecret)
 	}
@@ -291,7 +260,7 @@ func (inv *invocation) loginOptions(arg string, lf *loginFlags) (*manager.LoginO
 	if lf.privateKey != "" {
 		pem, err := safe.ReadFile(lf.privateKey, safe.KindCredential)
 		if err != nil {
-			return nil, usageErr("--private-key: %v", errors.Unwrap(err))
+			return nil, nil, usageErr("--private-key: %v", errors.Unwrap(err))
 		}
 		opts.PrivateKeyPEM = string(pem)
 		inv.addSecrets(strings.TrimSpace(string(pem)))
@@ -299,7 +268,7 @@ func (inv *invocation) loginOptions(arg string, lf *loginFlags) (*manager.LoginO
 	if lf.idTokenFile != "" {
 		idt, err := safe.ReadFile(lf.idTokenFile, safe.KindCredential)
 		if err != nil {
-			return nil, usageErr("--id-token-file: %v", errors.Unwrap(err))
+			return nil, nil, usageErr("--id-token-file: %v", errors.Unwrap(err))
 		}
 		opts.IDToken = strings.TrimSpace(string(idt))
 		if lf.idpSecretEnv != "" {
@@ -310,7 +279,7 @@ func (inv *invocation) loginOptions(arg string, lf *loginFlags) (*manager.LoginO
 	if lf.jwtAssertionFile != "" {
 		jwt, err := safe.ReadFile(lf.jwtAssertionFile, safe.KindCredential)
 		if err != nil {
-			return nil, usageErr("--jwt-assertion-file: %v", errors.Unwrap(err))
+			return nil, nil, usageErr("--jwt-assertion-file: %v", errors.Unwrap(err))
 		}
 		opts.JWTAssertionFile = lf.jwtAssertionFile
 		if !filepath.IsAbs(opts.JWTAssertionFile) {
@@ -318,7 +287,7 @@ func (inv *invocation) loginOptions(arg string, lf *loginFlags) (*manager.LoginO
 		}
 		inv.addSecrets(strings.TrimSpace(string(jwt)))
 	}
-	return opts, nil
+	return opts, h, nil
 }
 
 // browser opens the authorization URL: $BROWSER, else the platform's

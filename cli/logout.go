@@ -36,10 +36,14 @@ func runLogout(ctx context.Context, inv *invocation, args []string) error {
 	if strings.HasPrefix(name, "http://") || strings.HasPrefix(name, "https://") {
 		name = manager.URLName(name)
 	}
-	inv.addSecrets(manager.TokenSecrets(home, name)...)
+	h, err := manager.OpenHome(home)
+	if err != nil {
+		return fail(ExitConfig, manager.PhaseConfig, err)
+	}
+	inv.tokenSecrets(h, name)
 	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	res, err := manager.Logout(rctx, home, name)
+	res, err := h.Logout(rctx, name)
 	if err != nil {
 		var se *manager.ServerError
 		if errors.As(err, &se) {

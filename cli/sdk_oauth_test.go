@@ -56,11 +56,15 @@ func TestSDKOAuthExample(t *testing.T) {
 	}
 
 	// The token never shows in any output of these runs.
-	rec, _, err := manager.TokenStore(r.home).Load("sdk")
-	if err != nil || rec == nil || rec.Token == nil {
-		t.Fatalf("token file: %v", err)
+	h, err := manager.OpenHome(r.home)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if tok := rec.Token.AccessToken; tok == "" || strings.Contains(r.all.String(), tok) {
+	secrets := h.Secrets("sdk")
+	if len(secrets) == 0 {
+		t.Fatal("no token file")
+	}
+	if tok := secrets[0]; tok == "" || strings.Contains(r.all.String(), tok) {
 		t.Fatalf("the access token (%d bytes) was printed or is missing", len(tok))
 	}
 	// doctor sees the login and checks the server with the token.

@@ -236,7 +236,7 @@ func (inv *invocation) dialOptions(t *target, tf *targetFlags, popts protocol.Op
 		}
 		spec.ProtocolVersion = pin
 	}
-	opts := &manager.DialOptions{Environ: inv.env.Environ(), Protocol: popts, EraCache: manager.OpenEraCache(inv.authHome(t)),
+	opts := &manager.DialOptions{Environ: inv.env.Environ(), Protocol: popts, EraCache: eraCache(openHome(inv.authHome(t))),
 		ReapOrphans: inv.env.ReapOrphans, Hurry: inv.env.Hurry}
 	if tf.verbose {
 		opts.Stderr = inv.stderrRelay(spec.Name)

@@ -44,7 +44,11 @@ func TestThirtyLineAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	changed := make(chan string, 10)
-	m, err := manager.New(manager.Options{Config: cfg, Home: home, TrustAll: true,
+	agentHome, err := manager.OpenHome(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := manager.New(manager.Options{Config: cfg, Home: agentHome, TrustAll: true,
 		StartupTimeout: 10 * time.Minute, // the silent one stays "connecting" all along
 		OnChange:       func(server string) { changed <- server }})
 	if err != nil {

@@ -15,8 +15,8 @@ import (
 
 // TestApprovalsFailClosed: when the approvals of the home cannot be read
 // or created, no definition that needs approval runs, and its state names
-// the cause (issue 11, items 1 and 2). An empty Home does not skip
-// approvals; only TrustAll does.
+// the cause (issue 11, items 1 and 2). Only TrustAll skips approvals
+// (no Home is the default one: TestNewDefaultHome).
 func TestApprovalsFailClosed(t *testing.T) {
 	proctest.Check(t)
 	cases := []struct {
@@ -24,7 +24,6 @@ func TestApprovalsFailClosed(t *testing.T) {
 		setup func(t *testing.T, home string) string // returns the Home to give
 		cause string
 	}{
-		{"no home", func(t *testing.T, home string) string { return "" }, "no home folder"},
 		{"key empty", func(t *testing.T, home string) string {
 			os.WriteFile(filepath.Join(home, config.KeyFileName), nil, 0o600)
 			return home
@@ -52,7 +51,7 @@ func TestApprovalsFailClosed(t *testing.T) {
 			home := t.TempDir()
 			writeConfig(t, home, demoServer{name: "s"})
 			cfg := loadConfig(t, home)
-			m, err := New(Options{Config: cfg, Home: c.setup(t, home), StartupTimeout: 20 * time.Second})
+			m, err := New(Options{Config: cfg, Home: openHome(t, c.setup(t, home)), StartupTimeout: 20 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,69 +16,85 @@ import (
 	"github.com/mcpwire/mcpwire/transport"
 )
 
-func TestAuthStatusAndNeedsLogin(t *testing.T) {
+// TestHomeAuth: the typed login states of Home.AuthFor and Home.Auth,
+// and NeedsLogin, for each kind of token file.
+func TestHomeAuth(t *testing.T) {
 	home := t.TempDir()
+	h := openHome(t, home)
 	now := time.Now()
 	stdio := &config.Server{Name: "s", Type: config.TypeStdio}
 	plain := &config.Server{Name: "p", Type: "http"}
 	withOAuth := &config.Server{Name: "o", Type: "http", OAuth: &config.OAuth{ClientID: "c"}}
-	check := func(s *config.Server, want string, needs bool) {
+	check := func(s *config.Server, want AuthState, text string, needs bool) {
 		t.Helper()
-		if got, _ := AuthStatus(home, s, now); got != want {
-			t.Errorf("%s: AuthStatus = %q, want %q", s.Name, got, want)
+		if got := h.AuthFor(s).State; got != want || got.String() != text {
+			t.Errorf("%s: AuthFor = %v, want %v (%q)", s.Name, got, want, text)
 		}
-		if got := NeedsLogin(home, s); got != needs {
+		if got := h.NeedsLogin(s); got != needs {
 			t.Errorf("%s: NeedsLogin = %v, want %v", s.Name, got, needs)
 		}
 	}
-	check(stdio, "-", false)
-	check(plain, "not needed", false)
-	check(withOAuth, "not authenticated", true)
+	check(stdio, AuthNotApplicable, "-", false)
+	check(plain, AuthNotNeeded, "not needed", false)
+	check(withOAuth, AuthNotLoggedIn, "not authenticated", true)
+	if st := h.Auth("p"); st.State != AuthNotLoggedIn || st.State.Usable() {
+		t.Errorf("Auth of a server without a token file = %+v", st)
+	}
 
-	store := TokenStore(home)
+	store := oauth.NewStore(home)
 	save := func(name string, tok *oauth.Token) {
 		t.Helper()
 		if err := store.Save(name, &oauth.Record{Resource: "http://127.0.0.1/mcp", TokenEndpoint: "http://127.0.0.1/token", Token: tok}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	save("p", &oauth.Token{AccessToken: "a", Expiry: now.Add(time.Hour)})
-	check(plain, "authenticated", false)
+	exp := now.Add(time.Hour).Truncate(time.Second)
+	save("p", &oauth.Token{AccessToken: "a", Scope: "read write", Expiry: exp})
+	check(plain, AuthLoggedIn, "authenticated", false)
+	if st := h.Auth("p"); !st.State.Usable() || strings.Join(st.Scopes, " ") != "read write" || !st.Expiry.Equal(exp) || st.Refreshable {
+		t.Errorf("Auth of a fresh token = %+v", st)
+	}
 	save("p", &oauth.Token{AccessToken: "a", RefreshToken: "r", Expiry: now.Add(-time.Hour)})
-	check(plain, "refreshable", false)
+	check(plain, AuthRefreshable, "refreshable", false)
+	if st := h.Auth("p"); !st.State.Usable() || !st.Refreshable {
+		t.Errorf("Auth of a refreshable token = %+v", st)
+	}
 	save("p", &oauth.Token{AccessToken: "a", Expiry: now.Add(-time.Hour)})
-	check(plain, "expired", true)
+	check(plain, AuthExpired, "expired", true)
 	if err := os.WriteFile(store.Path("o"), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	check(withOAuth, "invalid", true)
+	check(withOAuth, AuthInvalid, "invalid", true)
+	if s := h.Secrets("o"); s != nil {
+		t.Errorf("Secrets of an unreadable file = %q", s)
+	}
 }
 
 func TestStepUpState(t *testing.T) {
-	home := t.TempDir()
-	if su, err := LoadStepUp(home, "x"); su != nil || err != nil {
+	h := openHome(t, t.TempDir())
+	if su, err := h.StepUp("x"); su != nil || err != nil {
 		t.Fatal(su, err)
 	}
 	want := &StepUp{Scopes: []string{"a", "b"}, Method: "tools/call", Attempts: 2}
-	if err := SaveStepUp(home, "x", want); err != nil {
+	if err := h.saveStepUp("x", want); err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(stepUpPath(home, "x"))
+	fi, err := os.Stat(h.stepUpPath("x"))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("step-up file: %v, %v", fi, err)
 	}
-	got, err := LoadStepUp(home, "x")
+	got, err := h.StepUp("x")
 	if err != nil || got.Attempts != 2 || strings.Join(got.Scopes, " ") != "a b" || got.Method != "tools/call" {
-		t.Fatalf("LoadStepUp = %+v, %v", got, err)
+		t.Fatalf("StepUp = %+v, %v", got, err)
 	}
 	// The step-up file never looks like a server's token file.
-	if strings.HasSuffix(stepUpPath(home, "x"), TokenStore(home).Path("x")) {
+	if strings.HasSuffix(h.stepUpPath("x"), oauth.NewStore(h.Dir()).Path("x")) {
 		t.Fatal("step-up file collides with the token file")
 	}
-	if err := ClearStepUp(home, "x"); err != nil {
+	if err := h.clearStepUp("x"); err != nil {
 		t.Fatal(err)
 	}
-	if err := ClearStepUp(home, "x"); err != nil {
+	if err := h.clearStepUp("x"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -118,12 +134,13 @@ func TestAuthClient(t *testing.T) {
 	defer other.Close()
 
 	home := t.TempDir()
+	h := openHome(t, home)
 	url := srv.URL + "/mcp"
 	post := func(c *http.Client, u, method string) (*http.Response, error) {
 		return c.Post(u, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`"}`))
 	}
 	// No token: the request goes out bare; the 401 asks for a login.
-	resp, err := post(AuthClient(home, "srv", url), url, "tools/list")
+	resp, err := post(h.HTTPClient("srv", url), url, "tools/list")
 	if err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("no token: %v, %v; want a 401 response", resp, err)
 	}
@@ -132,11 +149,11 @@ func TestAuthClient(t *testing.T) {
 	if !errors.As(explain("srv", PhaseList, transport.NewHTTPError("POST", url, resp), nil), &lr) {
 		t.Fatalf("no token: a 401 is not explained as a login needed")
 	}
-	if err := TokenStore(home).Save("srv", &oauth.Record{Resource: url, Scopes: []string{"read"},
+	if err := oauth.NewStore(home).Save("srv", &oauth.Record{Resource: url, Scopes: []string{"read"},
 		Token: &oauth.Token{AccessToken: "tok-1", Scope: "read", Expiry: time.Now().Add(time.Hour)}}); err != nil {
 		t.Fatal(err)
 	}
-	c := AuthClient(home, "srv", url)
+	c := h.HTTPClient("srv", url)
 	resp, err = post(c, url, "tools/list")
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("with token: %v %v", resp, err)
@@ -156,20 +173,20 @@ func TestAuthClient(t *testing.T) {
 	if !errors.As(explain("srv", PhaseCall, transport.NewHTTPError("POST", url, resp), nil), &su) {
 		t.Fatalf("a 403 insufficient_scope is not explained as a step-up")
 	}
-	st, _ := LoadStepUp(home, "srv")
+	st, _ := h.StepUp("srv")
 	if st == nil || strings.Join(st.Scopes, " ") != "read write" || st.Attempts != 1 {
 		t.Fatalf("step-up state %+v", st)
 	}
 	mu.Lock()
 	forbid = false
 	mu.Unlock()
-	c = AuthClient(home, "srv", url)
+	c = h.HTTPClient("srv", url)
 	resp, err = post(c, url, "tools/list")
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if st, _ := LoadStepUp(home, "srv"); st == nil {
+	if st, _ := h.StepUp("srv"); st == nil {
 		t.Fatal("step-up state cleared by another method's success")
 	}
 	resp, err = post(c, url, "tools/call")
@@ -177,7 +194,7 @@ func TestAuthClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if st, _ := LoadStepUp(home, "srv"); st != nil {
+	if st, _ := h.StepUp("srv"); st != nil {
 		t.Fatalf("step-up state kept after success: %+v", st)
 	}
 	mu.Lock()

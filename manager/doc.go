@@ -5,13 +5,16 @@
 //
 // # Starting
 //
-// [New] takes [Options]; Config (from config.Load) and Home are all an
-// agent needs, the rest has safe, complete defaults, each documented on
-// Options: stdio servers get the environment policy applied to this
-// process's environment (PATH and the like, never API keys); HTTP servers
-// get the OAuth token store of Home; approvals are enforced (a definition
-// runs only once approved; TrustAll is the explicit way out); no roots are
-// offered unless Roots (or a definition's roots) say so.
+// [New] takes [Options]: Config (from config.Load) is required; the rest
+// has safe, complete defaults, each documented on Options. Home, a
+// [*Home] from [OpenHome] (the agent's own folder), defaults to
+// [DefaultHome], the folder of the mcpwire command; New fails when there
+// is none. Stdio servers get the environment policy applied to this
+// process's environment (PATH and the like, never API keys); HTTP
+// servers get the OAuth tokens of Home; approvals (in Home) are enforced
+// (a definition runs only once approved; TrustAll is the explicit way
+// out); no roots are offered unless Roots (or a definition's roots) say
+// so.
 //
 // Nothing starts until tools are asked for. [Manager.Tools] returns at
 // once the tools of the servers that are connected, and starts the others
@@ -23,14 +26,23 @@
 // [A-Za-z0-9_-], with a stable hash suffix when a name had to change);
 // [Manager.Call] reaches the server under the tool's original name.
 //
+// # The home folder
+//
+// A [Home] owns what lives in the home folder: approvals, OAuth tokens
+// and pending step-ups, the era cache. [Home.Auth] and [Home.AuthFor]
+// give a server's login state as an [AuthState]; [Home.Login] logs in
+// (doing nothing when the saved token still works) and [Home.Logout]
+// forgets the tokens; [Home.HTTPClient] sends them; [Home.Secrets] are
+// the values an output must never show. [Manager.Home] is the Manager's.
+//
 // # States and notices
 //
 // [Manager.States] says where each server stands: disabled, needs
 // approval, needs login, idle, connecting, connected, or failed with the
 // phase and error. A server that answers 401 needs a login, not failed;
-// the agent hears of it through OnLoginNeeded, runs [Login] with its own
-// UI (a callback that opens the URL, one that reads a pasted address),
-// then [Manager.Restart]. OnNotice tells each transition once: failed,
+// the agent hears of it through OnLoginNeeded, runs [Home.Login] with its
+// own UI (a callback that opens the URL, one that reads a pasted
+// address), then [Manager.Restart]. OnNotice tells each transition once: failed,
 // paused (after failures in a row a circuit breaker withdraws the
 // server's tools for 15 s, doubling up to 5 min, then lets one call
 // through), recovered, needs login. The callbacks run in order on a
@@ -72,8 +84,12 @@
 // embedding program opts in (the mcpwire command does). Options.Hurry cuts
 // the stops short (a second Ctrl-C).
 //
-// The lower layers are used through this package: [Dial] for one server
-// ([Spec], [DialOptions]), [Doctor] for a diagnosis phase by phase,
-// [Login] and [Logout] for OAuth, and the errors an agent branches on are
-// aliased here.
+// # One server at a time
+//
+// Beside the Manager, a few services reach one server, for the mcpwire
+// command and for tools of the same kind, each in a file of its own:
+// [Dial] connects ([Spec], [DialOptions]; dial.go), [Doctor] diagnoses
+// phase by phase (doctor.go), [Probe] tries each revision (probe.go); a
+// login goes through [Home]. The errors an agent branches on are aliased
+// here.
 package manager

@@ -63,12 +63,14 @@ type DoctorOptions struct {
 	// Definition is the verdict on the definition itself (valid, approved,
 	// variables set), made by the caller; nil means "ok".
 	Definition *Check
-	// Tokens, when set, is the token store to report the login state from.
-	Tokens *oauth.Store
+	// Home, when set, is where the login state is read from; an HTTP
+	// server is then checked with its saved token (never shown), unless
+	// Dial.HTTPClient is set.
+	Home *Home
 	// LoginCommand is the command a person runs to log in to this
 	// server, for hints (default "mcpwire login NAME").
 	LoginCommand string
-	// Now is the clock for certificate and token expiry (default time.Now).
+	// Now is the clock for certificate expiry (default time.Now).
 	Now func() time.Time
 }
 
@@ -83,6 +85,11 @@ func Doctor(ctx context.Context, spec *Spec, opts *DoctorOptions) []Check {
 	}
 	if opts.LoginCommand == "" {
 		opts.LoginCommand = "mcpwire login " + spec.Name
+	}
+	if opts.Home != nil && opts.Dial.HTTPClient == nil && spec.Transport != "stdio" {
+		o := *opts
+		o.Dial.HTTPClient = opts.Home.HTTPClient(spec.Name, spec.URL)
+		opts = &o
 	}
 	d := &doctor{spec: spec, opts: opts, checks: map[string]*Check{}}
 	def := &Check{Phase: "definition", Status: CheckOK}
@@ -444,21 +451,20 @@ func (d *doctor) oauth(ctx context.Context, challenges []oauth.Challenge) {
 	default:
 		d.fail("oauth", err.Error(), "discovery fails; login will fail too")
 	}
-	if d.opts.Tokens == nil {
+	if d.opts.Home == nil {
 		d.fail("login", "not logged in", "log in: "+d.opts.LoginCommand)
 		return
 	}
-	st, warn := d.opts.Tokens.Status(d.spec.Name, d.opts.Now())
-	switch st {
-	case oauth.StatusAuthenticated, oauth.StatusRefreshable:
-		c := &Check{Phase: "login", Status: CheckOK, Detail: st.String()}
-		if warn != "" {
-			c.Status, c.Hint = CheckWarn, warn
-		}
-		d.set(c)
-	default:
-		d.fail("login", st.String(), "log in: "+d.opts.LoginCommand)
+	st := d.opts.Home.Auth(d.spec.Name)
+	if !st.State.Usable() {
+		d.fail("login", st.State.String(), "log in: "+d.opts.LoginCommand)
+		return
 	}
+	c := &Check{Phase: "login", Status: CheckOK, Detail: st.State.String()}
+	if st.Warning != "" {
+		c.Status, c.Hint = CheckWarn, st.Warning
+	}
+	d.set(c)
 }
 
 func lastLines(s string, n int) string {

@@ -206,7 +206,7 @@ func (l *demoLog) String() string {
 func TestEraCache(t *testing.T) {
 	proctest.Check(t)
 	home := t.TempDir()
-	cache := OpenEraCache(home)
+	cache := openHome(t, home).EraCache()
 	spec := demoSpec(t, "--era", "legacy", "--verbose")
 	ctx := context.Background()
 	start := func() string {
@@ -292,7 +292,7 @@ func TestFirstContactFaults(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			cache := OpenEraCache(t.TempDir())
+			cache := openHome(t, t.TempDir()).EraCache()
 			spec := row.spec(t)
 			conn, err := Dial(ctx, spec, &DialOptions{Environ: os.Environ(), EraCache: cache})
 			if err != nil {

@@ -32,17 +32,10 @@ const maxEraEntries = 512
 // era afresh when the cached one proves wrong, and the cache learns the
 // new one. The file is <home>/era-cache.json, written atomically under a
 // lock; it holds no secrets (the digests cover header and env values
-// only hashed). A nil *EraCache remembers nothing.
+// only hashed). A nil *EraCache remembers nothing; Home.EraCache gives
+// the home's.
 type EraCache struct {
 	path string
-}
-
-// OpenEraCache returns the era cache of home; nil when home is "".
-func OpenEraCache(home string) *EraCache {
-	if home == "" {
-		return nil
-	}
-	return &EraCache{path: filepath.Join(home, EraCacheFile)}
 }
 
 // eraFile is the cache file's content.

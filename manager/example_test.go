@@ -69,8 +69,13 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// The agent's own home folder (nil would mean mcpwire's).
+	h, err := manager.OpenHome(home)
+	if err != nil {
+		log.Fatal(err)
+	}
 	// Servers run only once approved; an agent asks its user first.
-	approvals, err := config.OpenApprovals(home)
+	approvals, err := h.Approvals()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -78,7 +83,7 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	m, err := manager.New(manager.Options{Config: cfg, Home: home, StartupTimeout: 20 * time.Second})
+	m, err := manager.New(manager.Options{Config: cfg, Home: h, StartupTimeout: 20 * time.Second})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -223,7 +228,7 @@ func ExampleManager_Tools() {
 // A server that needs a login is told through OnLoginNeeded; the agent
 // runs the login with its own UI (here a browser that approves at once),
 // then restarts the server.
-func ExampleLogin() {
+func ExampleHome_Login() {
 	as := fakeauth.Start() // an MCP server behind an OAuth authorization server
 	defer as.Close()
 	home, err := os.MkdirTemp("", "manager-example")
@@ -240,7 +245,11 @@ func ExampleLogin() {
 		log.Fatal(err)
 	}
 	needsLogin := make(chan string, 1)
-	m, err := manager.New(manager.Options{Config: cfg, Home: home, TrustAll: true,
+	h, err := manager.OpenHome(home)
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := manager.New(manager.Options{Config: cfg, Home: h, TrustAll: true,
 		OnLoginNeeded: func(server string) { needsLogin <- server }})
 	if err != nil {
 		log.Fatal(err)
@@ -251,7 +260,7 @@ func ExampleLogin() {
 	name := <-needsLogin
 	fmt.Println(name, "needs a login:", m.States()[0].State)
 
-	res, err := manager.Login(ctx, manager.LoginOptions{Home: home, Server: cfg.Server(name),
+	res, err := m.Home().Login(ctx, manager.LoginOptions{Server: cfg.Server(name),
 		OpenURL: func(url string) error {
 			// An agent shows url and opens the person's browser.
 			go fakeauth.Approve(url)

@@ -279,10 +279,10 @@ func TestHTTPServerDefaults(t *testing.T) {
 	defer func() { srv.Close(); h.Close() }()
 	home := t.TempDir()
 	writeFile(t, home, `{"mcpServers": {"h": {"url": "`+srv.URL+`/mcp"}}}`)
-	if err := TokenStore(home).Save("h", tokenRecord(srv.URL+"/mcp", "tok-ok")); err != nil {
+	if err := oauth.NewStore(home).Save("h", tokenRecord(srv.URL+"/mcp", "tok-ok")); err != nil {
 		t.Fatal(err)
 	}
-	m, err := New(Options{Config: loadConfig(t, home), Home: home, TrustAll: true})
+	m, err := New(Options{Config: loadConfig(t, home), Home: openHome(t, home), TrustAll: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,9 +15,10 @@ import (
 	"github.com/mcpwire/mcpwire/internal/fakeauth"
 )
 
-// TestLoginThroughTheManager runs the browser flow of Login with the
-// agent's own UI (an OpenURL that approves at once), then the paste flow,
-// a step-up and Logout; and checks that a server that needs no login is
+// TestLoginThroughTheManager runs the browser flow of Home.Login with
+// the agent's own UI (an OpenURL that approves at once), a login while
+// logged in (nothing asked) and a forced one, then the paste flow, a
+// step-up and Logout; and checks that a server that needs no login is
 // left alone.
 func TestLoginThroughTheManager(t *testing.T) {
 	f := fakeauth.New(t)
@@ -27,8 +28,9 @@ func TestLoginThroughTheManager(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
+	h := openHome(t, home)
 	var shown []string
-	res, err := Login(ctx, LoginOptions{Home: home, Server: cfg.Server("srv"), OpenURL: func(u string) error {
+	res, err := h.Login(ctx, LoginOptions{Server: cfg.Server("srv"), OpenURL: func(u string) error {
 		shown = append(shown, u)
 		go fakeauth.Approve(u)
 		return nil
@@ -43,12 +45,31 @@ func TestLoginThroughTheManager(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	checkPrivate(t, filepath.Join(home, "mcp-tokens", "srv.json"))
-	if s := TokenSecrets(home, "srv"); len(s) != 3 || !strings.Contains(strings.Join(s, " "), fakeauth.Leak) {
-		t.Fatalf("TokenSecrets = %d values", len(s))
+	if s := h.Secrets("srv"); len(s) != 3 || !strings.Contains(strings.Join(s, " "), fakeauth.Leak) {
+		t.Fatalf("Secrets = %d values", len(s))
+	}
+
+	// Logged in: a second login asks nothing of the person and says so;
+	// Force logs in again.
+	again, err := h.Login(ctx, LoginOptions{Server: cfg.Server("srv"), OpenURL: func(string) error {
+		t.Error("OpenURL called while logged in")
+		return nil
+	}})
+	if err != nil || !again.AlreadyLoggedIn || again.State != AuthLoggedIn || !slices.Equal(again.Scopes, []string{"mcp:read"}) || !again.Refreshable {
+		t.Fatalf("login while logged in = %+v, %v", again, err)
+	}
+	shown = nil
+	forced, err := h.Login(ctx, LoginOptions{Server: cfg.Server("srv"), Force: true, OpenURL: func(u string) error {
+		shown = append(shown, u)
+		go fakeauth.Approve(u)
+		return nil
+	}})
+	if err != nil || forced.AlreadyLoggedIn || len(shown) != 1 {
+		t.Fatalf("forced login = %+v, %v (%d addresses shown)", forced, err, len(shown))
 	}
 
 	// The token is used by a manager with only Config and Home.
-	m, err := New(Options{Config: cfg, Home: home, TrustAll: true})
+	m, err := New(Options{Config: cfg, Home: h, TrustAll: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +91,7 @@ func TestLoginThroughTheManager(t *testing.T) {
 		t.Fatalf("call without the scope: %v (%T), want a *StepUpError", err, err)
 	}
 	pasted := make(chan string, 1)
-	_, err = Login(ctx, LoginOptions{Home: home, Server: cfg.Server("srv"),
+	_, err = h.Login(ctx, LoginOptions{Server: cfg.Server("srv"),
 		OpenURL: func(u string) error {
 			loc, err := fakeauth.Redirected(u)
 			if err != nil {
@@ -90,22 +111,22 @@ func TestLoginThroughTheManager(t *testing.T) {
 		t.Fatalf("the step-up login asked for %v", last)
 	}
 
-	out, err := Logout(ctx, home, "srv")
+	out, err := h.Logout(ctx, "srv")
 	if err != nil || !out.LoggedIn || !out.Revoked || out.RevokeErr != nil {
 		t.Fatalf("Logout = %+v, %v", out, err)
 	}
 	if _, err := os.Stat(filepath.Join(home, "mcp-tokens", "srv.json")); !os.IsNotExist(err) {
 		t.Fatalf("token file after logout: %v", err)
 	}
-	if out, err := Logout(ctx, home, "srv"); err != nil || out.LoggedIn {
+	if out, err := h.Logout(ctx, "srv"); err != nil || out.LoggedIn {
 		t.Fatalf("second Logout = %+v, %v", out, err)
 	}
 
 	// An open server needs no login: nothing is opened or saved.
-	h := demo.NewHTTPHandler(demo.Options{})
-	open := httptest.NewServer(h)
-	defer func() { open.Close(); h.Close() }()
-	res, err = Login(ctx, LoginOptions{Home: home, URL: open.URL + "/mcp", OpenURL: func(string) error {
+	dh := demo.NewHTTPHandler(demo.Options{})
+	open := httptest.NewServer(dh)
+	defer func() { open.Close(); dh.Close() }()
+	res, err = h.Login(ctx, LoginOptions{URL: open.URL + "/mcp", OpenURL: func(string) error {
 		t.Error("OpenURL called for a server that needs no login")
 		return nil
 	}})
@@ -121,22 +142,23 @@ func TestLoginRefusals(t *testing.T) {
 	writeFile(t, home, `{"mcpServers": {"local": {"command": "true"}, "gone": {"url": "http://127.0.0.1:1/mcp"}}}`)
 	cfg := loadConfig(t, home)
 	ctx := context.Background()
+	h := openHome(t, home)
 	var se *ServerError
 	for _, tc := range []struct {
 		opts  LoginOptions
 		phase string
 	}{
-		{LoginOptions{Home: home, Server: cfg.Server("local")}, PhaseConfig},
-		{LoginOptions{Home: home, URL: "http://example.com/mcp"}, PhaseConfig}, // plain http to another host
-		{LoginOptions{Home: home, URL: "https://u:p@example.com/mcp"}, PhaseConfig},
-		{LoginOptions{Home: home, Server: cfg.Server("gone"), OpenURL: func(string) error { return nil }}, PhaseConnect},
+		{LoginOptions{Server: cfg.Server("local")}, PhaseConfig},
+		{LoginOptions{URL: "http://example.com/mcp"}, PhaseConfig}, // plain http to another host
+		{LoginOptions{URL: "https://u:p@example.com/mcp"}, PhaseConfig},
+		{LoginOptions{Server: cfg.Server("gone"), OpenURL: func(string) error { return nil }}, PhaseConnect},
 	} {
-		_, err := Login(ctx, tc.opts)
+		_, err := h.Login(ctx, tc.opts)
 		if !errors.As(err, &se) || se.Phase != tc.phase {
 			t.Errorf("Login(%s%s) = %v, want a *ServerError in %s", tc.opts.URL, nameOf(tc.opts), err, tc.phase)
 		}
 	}
-	if _, err := Login(ctx, LoginOptions{Home: home}); err == nil {
+	if _, err := h.Login(ctx, LoginOptions{}); err == nil {
 		t.Error("Login without a server succeeded")
 	}
 }

@@ -26,7 +26,25 @@ func TestMain(m *testing.M) {
 	if os.Getenv(demoEnv) == "1" {
 		os.Exit(demo.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// A test that gives no Home gets the default one: never the user's.
+	dir, err := os.MkdirTemp("", "mcpwire-manager-home-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("MCPWIRE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// openHome returns the Home in dir.
+func openHome(t testing.TB, dir string) *Home {
+	t.Helper()
+	h, err := OpenHome(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 // A demoServer is one entry of a test configuration: the demo server with
@@ -105,6 +123,9 @@ func newManager(t testing.TB, opts Options, servers ...demoServer) (*Manager, st
 	writeConfig(t, home, servers...)
 	opts.Config = loadConfig(t, home)
 	opts.TrustAll = true
+	if opts.Home == nil {
+		opts.Home = openHome(t, home)
+	}
 	if opts.StartupTimeout == 0 {
 		opts.StartupTimeout = 20 * time.Second
 	}

@@ -32,12 +32,17 @@ const (
 	StateFailed        State = "failed"
 )
 
-// Options configure a Manager. Only Config is required.
+// Options configure a Manager. Config is required; every other field
+// has a default, documented with it.
 type Options struct {
 	// Config is the loaded configuration (config.Load).
 	Config *config.Config
-	// Home is the home folder, for approvals and token files.
-	Home string
+	// Home is the home folder: its approvals are enforced, its tokens
+	// sent to HTTP servers, its era cache used. nil means DefaultHome
+	// (the folder of the mcpwire command: $MCPWIRE_HOME, else
+	// $XDG_CONFIG_HOME/mcpwire, else ~/.config/mcpwire); New fails when
+	// there is none.
+	Home *Home
 	// Environ is the host environment that stdio servers' environments
 	// are chosen from, by the policy of transport.ChildEnv (PATH, HOME,
 	// USER, the locale, TMPDIR, proxy and CA variables, and on Windows
@@ -88,15 +93,14 @@ type Options struct {
 	// "mcpwire" and this module's version).
 	ClientName, ClientVersion string
 	// HTTPClient returns the client for an HTTP server. nil means
-	// AuthClientFor(Home): the OAuth token store of Home, whose tokens
-	// are sent to their server only and refreshed before they expire;
-	// without a Home, a client that sends no token. Redirects are
-	// refused either way.
+	// Home.HTTPClient: the OAuth token store of Home, whose tokens are
+	// sent to their server only and refreshed before they expire.
+	// Redirects are refused.
 	HTTPClient func(s *config.Server) *http.Client
 	// NeedsLogin says whether an HTTP server needs a login before it can
 	// be used; it is then not started, and its state says so. nil means
-	// NeedsLogin(Home, s) when Home is set (an oauth section or a token
-	// file, and no token that is valid or can be refreshed), else never.
+	// Home.NeedsLogin (an oauth section or a token file, and no token
+	// that is valid or can be refreshed).
 	NeedsLogin func(s *config.Server) bool
 	// StartupTimeout bounds each server's start: connect, initialize and
 	// the first full tool list (default DefaultStartup); a definition's
@@ -119,9 +123,9 @@ type Options struct {
 	// wrote them, or showed them to the person); never set it for files
 	// someone else wrote, such as a project's .mcp.json. Without it,
 	// approvals are enforced: a definition runs only when the approvals
-	// of Home say it was approved, and when they cannot be read (no Home,
-	// a key or settings.json that cannot be read or created) nothing runs
-	// and the state says why.
+	// of Home say it was approved, and when they cannot be read (a key
+	// or settings.json that cannot be read or created) nothing runs and
+	// the state says why.
 	TrustAll bool
 	// SkipApproval is the old name of TrustAll.
 	//
@@ -148,7 +152,6 @@ type Options struct {
 type Manager struct {
 	opts   Options
 	events *dispatcher
-	eras   *EraCache // the home's era cache (nil without a home)
 
 	// ctx ends when the Manager closes; starts and refreshes under way
 	// give up then.
@@ -174,10 +177,18 @@ type Manager struct {
 }
 
 // New returns a Manager for the servers of opts.Config. Nothing starts
-// until tools are asked for (Tools, Wait, Call).
+// until tools are asked for (Tools, Wait, Call). It fails without a
+// Config, or without a Home when there is no default one either.
 func New(opts Options) (*Manager, error) {
 	if opts.Config == nil {
-		return nil, errors.New("manager: no configuration")
+		return nil, errors.New("manager: no configuration (Options.Config; see config.Load)")
+	}
+	if opts.Home == nil {
+		h, err := DefaultHome(nil)
+		if err != nil {
+			return nil, fmt.Errorf("%v (or give Options.Home)", err)
+		}
+		opts.Home = h
 	}
 	if opts.StartupTimeout <= 0 {
 		opts.StartupTimeout = DefaultStartup
@@ -191,12 +202,11 @@ func New(opts Options) (*Manager, error) {
 	if opts.Environ == nil {
 		opts.Environ = os.Environ()
 	}
-	if opts.HTTPClient == nil && opts.Home != "" {
-		opts.HTTPClient = AuthClientFor(opts.Home)
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = opts.Home.httpClientFor
 	}
-	if opts.NeedsLogin == nil && opts.Home != "" {
-		home := opts.Home
-		opts.NeedsLogin = func(s *config.Server) bool { return NeedsLogin(home, s) }
+	if opts.NeedsLogin == nil {
+		opts.NeedsLogin = opts.Home.NeedsLogin
 	}
 	if opts.ClientName == "" {
 		opts.ClientName, opts.ClientVersion = "mcpwire", moduleVersion()
@@ -204,7 +214,7 @@ func New(opts Options) (*Manager, error) {
 	if v := opts.ProtocolVersion; v != "" && !protocol.IsSupported(v) {
 		return nil, fmt.Errorf("manager: cannot pin protocol version %q: mcpwire speaks %s", v, strings.Join(protocol.SupportedVersions(), ", "))
 	}
-	m := &Manager{opts: opts, events: newDispatcher(), eras: OpenEraCache(opts.Home)}
+	m := &Manager{opts: opts, events: newDispatcher()}
 	if opts.ReapOrphans {
 		m.reaper, _ = transport.NewReaper() // without it, groups alone are stopped
 	}
@@ -252,9 +262,13 @@ func (m *Manager) approvals() *config.Approvals {
 	if m.opts.TrustAll || m.opts.SkipApproval {
 		return nil
 	}
-	a, _ := config.OpenApprovals(m.opts.Home)
+	a, _ := m.opts.Home.Approvals()
 	return a
 }
+
+// Home returns the home folder of the Manager (Options.Home, or the
+// default one): for Login, Logout and what else lives there.
+func (m *Manager) Home() *Home { return m.opts.Home }
 
 func (m *Manager) logf(format string, args ...any) {
 	if m.opts.Logf != nil {

@@ -177,7 +177,7 @@ func benchFirstContact(b *testing.B, pin string, args ...string) {
 	spec.ProtocolVersion = pin
 	ctx := context.Background()
 	for b.Loop() {
-		conn, err := Dial(ctx, spec, &DialOptions{Environ: os.Environ(), EraCache: OpenEraCache(b.TempDir())})
+		conn, err := Dial(ctx, spec, &DialOptions{Environ: os.Environ(), EraCache: openHome(b, b.TempDir()).EraCache()})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -548,7 +548,7 @@ func TestApprovalAndDisabled(t *testing.T) {
 	if err := approvals.Approve(cfg.Server("approved")); err != nil {
 		t.Fatal(err)
 	}
-	m, err := New(Options{Config: cfg, Home: home, StartupTimeout: 20 * time.Second})
+	m, err := New(Options{Config: cfg, Home: openHome(t, home), StartupTimeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -224,7 +224,7 @@ func (s *server) start(done chan struct{}) {
 	popts.OnResourcesChanged = s.changed
 	popts.OnResourceUpdated = s.resourceUpdated
 	popts.OnPromptsChanged = s.changed
-	opts := &DialOptions{Environ: m.opts.Environ, Protocol: popts, EraCache: m.eras, Hurry: m.opts.Hurry, reaper: m.reaper}
+	opts := &DialOptions{Environ: m.opts.Environ, Protocol: popts, EraCache: m.opts.Home.EraCache(), Hurry: m.opts.Hurry, reaper: m.reaper}
 	if m.opts.HTTPClient != nil && s.spec.Transport != "stdio" {
 		opts.HTTPClient = m.opts.HTTPClient(s.def)
 	}

@@ -51,9 +51,14 @@ func run(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "agent:", err)
 		return 1
 	}
+	h, err := manager.OpenHome(home)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "agent:", err)
+		return 1
+	}
 	m, err := manager.New(manager.Options{
 		Config: cfg,
-		Home:   home, // approvals enforced, the home's tokens sent to HTTP servers
+		Home:   h, // approvals enforced, the home's tokens sent to HTTP servers
 		OnLoginNeeded: func(server string) {
 			fmt.Fprintf(os.Stderr, "agent: %s needs a login: agent mcp login %s\n", server, server)
 		},

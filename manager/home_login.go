@@ -26,8 +26,6 @@ const probeTimeout = 30 * time.Second
 // LoginOptions say which server Login is for and how it reaches the
 // person. Exactly one of Server and URL is set.
 type LoginOptions struct {
-	// Home is the home folder: the tokens go to its token store.
-	Home string
 	// Server is a configured HTTP server (valid, enabled; approval is
 	// the caller's business: a login runs none of the server's code).
 	Server *config.Server
@@ -80,6 +78,11 @@ type LoginOptions struct {
 	// Logf, when set, is told what the login does, step by step; never a
 	// secret.
 	Logf func(format string, args ...any)
+	// Force logs in again although a usable token is there. Without it,
+	// a browser login (no machine grant given, no step-up pending) whose
+	// saved token the server still accepts does nothing: the result says
+	// AlreadyLoggedIn.
+	Force bool
 }
 
 // A LoginResult says how a login went.
@@ -87,10 +90,15 @@ type LoginResult struct {
 	Server string
 	// NotNeeded says the server answered without a token and nothing
 	// was asked of the person (no tokens were saved).
-	NotNeeded   bool
-	Scopes      []string  // granted
-	Expiry      time.Time // zero: the token does not expire
-	Refreshable bool      // a refresh token was granted
+	NotNeeded bool
+	// AlreadyLoggedIn says a usable token was there and the server
+	// accepted it: nothing was asked of the person (see Force). State
+	// says how the token stood (AuthLoggedIn or AuthRefreshable).
+	AlreadyLoggedIn bool
+	State           AuthState
+	Scopes          []string  // granted
+	Expiry          time.Time // zero: the token does not expire
+	Refreshable     bool      // a refresh token was granted
 }
 
 // URLName is the name a server given by URL goes by: its host and port.
@@ -116,9 +124,11 @@ func CheckURL(raw string) error { return safe.CheckServerURL(raw, false) }
 // Login logs in to an HTTP server for the home's token store: it asks the
 // server (without a token) how it wants to be logged in to, then runs
 // the authorization code flow with PKCE through opts.OpenURL (or the
-// client_credentials grant, or cross-app access), and saves the tokens
-// (0600, atomically). A server that answers without a token needs no
-// login: the result says NotNeeded.
+// client_credentials grant, or cross-app access, or workload identity),
+// and saves the tokens (0600, atomically). A server that answers without
+// a token needs no login: the result says NotNeeded. A browser login
+// whose saved token still works does nothing unless opts.Force: the
+// result says AlreadyLoggedIn.
 //
 // A server that asked for more scope (StepUp) gets the union of the
 // scopes, at most oauth.DefaultMaxAttempts times in a row; then Login
@@ -129,7 +139,7 @@ func CheckURL(raw string) error { return safe.CheckServerURL(raw, false) }
 // auth phase, wrapping what the flow said (ErrNoClientID,
 // ErrPKCEUnsupported, *ResourceMismatchError, *IssuerMismatchError,
 // context.DeadlineExceeded when the browser did not come back, …).
-func Login(ctx context.Context, opts LoginOptions) (*LoginResult, error) {
+func (h *Home) Login(ctx context.Context, opts LoginOptions) (*LoginResult, error) {
 	spec, o, err := loginTarget(&opts)
 	if err != nil {
 		return nil, err
@@ -156,7 +166,13 @@ func Login(ctx context.Context, opts LoginOptions) (*LoginResult, error) {
 
 	// A step-up asked for more scope: ask for the union, a bounded number
 	// of times in a row.
-	su, _ := LoadStepUp(opts.Home, spec.Name)
+	su, _ := h.StepUp(spec.Name)
+	machine := opts.ClientCredentials || opts.IDToken != "" || opts.JWTAssertionFile != ""
+	if su == nil && !opts.Force && !machine {
+		if res := h.stillLoggedIn(ctx, spec); res != nil {
+			return res, nil
+		}
+	}
 	if su != nil {
 		var a oauth.Attempts
 		for i := 0; i < su.Attempts; i++ {
@@ -173,11 +189,11 @@ func Login(ctx context.Context, opts LoginOptions) (*LoginResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if challenge == nil && o.ClientID == "" && !opts.ClientCredentials && opts.IDToken == "" && opts.JWTAssertionFile == "" {
+	if challenge == nil && o.ClientID == "" && !machine {
 		return &LoginResult{Server: spec.Name, NotNeeded: true}, nil
 	}
 
-	store := TokenStore(opts.Home)
+	store := h.tokens
 	client := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -213,9 +229,35 @@ func Login(ctx context.Context, opts LoginOptions) (*LoginResult, error) {
 	}
 	if su != nil {
 		su.Attempts++
-		_ = SaveStepUp(opts.Home, spec.Name, su)
+		_ = h.saveStepUp(spec.Name, su)
 	}
-	return &LoginResult{Server: spec.Name, Scopes: tok.Scopes(), Expiry: tok.Expiry, Refreshable: tok.RefreshToken != ""}, nil
+	return &LoginResult{Server: spec.Name, State: AuthLoggedIn, Scopes: tok.Scopes(), Expiry: tok.Expiry, Refreshable: tok.RefreshToken != ""}, nil
+}
+
+// stillLoggedIn returns the result of a login that need not be made: the
+// saved token is usable and the server accepts it (a session with it
+// lists the tools). A token the server refuses (401, 403), or a server
+// that cannot be reached, gives nil: the login goes on.
+func (h *Home) stillLoggedIn(ctx context.Context, spec *Spec) *LoginResult {
+	st := h.Auth(spec.Name)
+	if !st.State.Usable() {
+		return nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	conn, err := Dial(pctx, spec, &DialOptions{HTTPClient: h.HTTPClient(spec.Name, spec.URL),
+		Protocol: protocol.Options{ClientName: "mcpwire", ClientVersion: "login"}})
+	if err != nil {
+		return nil
+	}
+	defer conn.Close()
+	_, err = conn.ListTools(pctx)
+	var ce *protocol.CapabilityError
+	if err != nil && !errors.As(err, &ce) {
+		return nil
+	}
+	return &LoginResult{Server: spec.Name, AlreadyLoggedIn: true, State: st.State, Scopes: st.Scopes,
+		Expiry: st.Expiry, Refreshable: st.Refreshable}
 }
 
 // loginTarget is the Spec of the server a login is for and a copy of its
@@ -305,10 +347,10 @@ type LogoutResult struct {
 // Logout forgets the tokens of the server name in the home's token
 // store, revoking them first where the authorization server offers
 // revocation, and forgets a pending step-up.
-func Logout(ctx context.Context, home, name string) (*LogoutResult, error) {
-	store := TokenStore(home)
+func (h *Home) Logout(ctx context.Context, name string) (*LogoutResult, error) {
+	store := h.tokens
 	rec, _, lerr := store.Load(name)
-	_ = ClearStepUp(home, name)
+	_ = h.clearStepUp(name)
 	if rec == nil && lerr == nil {
 		return &LogoutResult{}, nil
 	}
@@ -326,25 +368,4 @@ func Logout(ctx context.Context, home, name string) (*LogoutResult, error) {
 		return nil, &ServerError{Server: name, Phase: PhaseAuth, Err: err}
 	}
 	return res, nil
-}
-
-// TokenSecrets returns the secrets of the token file of name in home
-// (tokens, the registered client's secret), for a caller that must keep
-// them out of what it prints.
-func TokenSecrets(home, name string) []string {
-	rec, _, err := TokenStore(home).Load(name)
-	if err != nil || rec == nil {
-		return nil
-	}
-	var out []string
-	if rec.Token != nil {
-		out = append(out, rec.Token.AccessToken, rec.Token.RefreshToken)
-		if rec.Token.DPoPKey != "" {
-			out = append(out, rec.Token.DPoPKey)
-		}
-	}
-	if rec.Client != nil {
-		out = append(out, rec.Client.ClientSecret)
-	}
-	return out
 }

@@ -1,0 +1,95 @@
+package manager
+
+import (
+	"context"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/config"
+)
+
+// TestNewDefaultHome: New without a Home uses the home folder of the
+// mcpwire command ($MCPWIRE_HOME first): a definition approved there
+// runs, and Manager.Home says which folder it is. When no folder can be
+// found, New fails and says what to set (issue 21, item 9).
+func TestNewDefaultHome(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("MCPWIRE_HOME", dir)
+	writeConfig(t, dir, demoServer{name: "s"})
+	cfg := loadConfig(t, dir)
+	approvals, err := config.OpenApprovals(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := approvals.Approve(cfg.Server("s")); err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Options{Config: cfg, StartupTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if got := m.Home().Dir(); got != dir {
+		t.Fatalf("Home().Dir() = %q, want $MCPWIRE_HOME %q", got, dir)
+	}
+	if tools := mustTools(t, m); len(tools) != demoTools {
+		t.Fatalf("%d tools from a server approved in the default home, want %d", len(tools), demoTools)
+	}
+
+	xdg := t.TempDir()
+	t.Setenv("MCPWIRE_HOME", "")
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	m2, err := New(Options{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2.Close()
+	if got, want := m2.Home().Dir(), filepath.Join(xdg, "mcpwire"); got != want {
+		t.Fatalf("Home().Dir() = %q, want %q", got, want)
+	}
+
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		return // os.UserHomeDir reads other variables there
+	}
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("HOME", "")
+	_, err = New(Options{Config: cfg})
+	if err == nil || !strings.Contains(err.Error(), "MCPWIRE_HOME") || !strings.Contains(err.Error(), "Options.Home") {
+		t.Fatalf("New without any home folder = %v, want an error naming MCPWIRE_HOME and Options.Home", err)
+	}
+	if _, err := New(Options{}); err == nil || !strings.Contains(err.Error(), "Options.Config") {
+		t.Fatalf("New without a configuration = %v", err)
+	}
+}
+
+// TestOpenHome: a Home is absolute, need not exist, and refuses "".
+func TestOpenHome(t *testing.T) {
+	if _, err := OpenHome(""); err == nil {
+		t.Fatal(`OpenHome("") succeeded`)
+	}
+	t.Chdir(t.TempDir())
+	h := openHome(t, "sub")
+	if !filepath.IsAbs(h.Dir()) || filepath.Base(h.Dir()) != "sub" {
+		t.Fatalf("Dir() = %q, want an absolute path ending in sub", h.Dir())
+	}
+	if h.EraCache() == nil {
+		t.Fatal("no era cache")
+	}
+	// Nothing exists yet: every reading method says so without failing.
+	if st := h.Auth("x"); st.State != AuthNotLoggedIn {
+		t.Errorf("Auth = %+v", st)
+	}
+	if su, err := h.StepUp("x"); su != nil || err != nil {
+		t.Errorf("StepUp = %+v, %v", su, err)
+	}
+	if res, err := h.Logout(context.Background(), "x"); err != nil || res.LoggedIn {
+		t.Errorf("Logout = %+v, %v", res, err)
+	}
+	// Approvals create the folder and the key.
+	if _, err := h.Approvals(); err != nil {
+		t.Fatal(err)
+	}
+}
