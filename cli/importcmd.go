@@ -18,15 +18,25 @@ import (
 
 // importServer is one server of `mcpwire import --json`.
 type importServer struct {
-	Name        string             `json:"name"`
-	Source      string             `json:"source"`      // the client's file
-	SourceScope string             `json:"sourceScope"` // user, project, local (claude-code) or file
-	Transport   string             `json:"transport"`
-	Target      string             `json:"target"`
-	Action      string             `json:"action"` // add, added, skip, failed
-	Reason      string             `json:"reason"` // why skipped or failed; "" otherwise
-	Notes       []string           `json:"notes"`
-	Definition  config.ImportEntry `json:"definition"`
+	Name        string `json:"name"`
+	Source      string `json:"source"`      // the client's file
+	SourceScope string `json:"sourceScope"` // user, project, local (claude-code) or file
+	// Origin is whose text the entry is: "user" (the client's user
+	// scope) or "project" (every other scope): an entry of project origin
+	// is written with "importedFrom" and reviewed as the project's text
+	// wherever it goes.
+	Origin    string   `json:"origin"`
+	Transport string   `json:"transport"`
+	Target    string   `json:"target"`
+	Action    string   `json:"action"` // add, added, skip, failed
+	Reason    string   `json:"reason"` // why skipped or failed; "" otherwise
+	Notes     []string `json:"notes"`
+	// Definition is the entry as its review shows it: a project's
+	// literal credentials masked (Bear…(21)), the user's own values
+	// masked by the redactor.
+	Definition config.ImportEntry `json:"definition"`
+
+	entry config.ImportEntry // what is written
 }
 
 // importReport is `mcpwire import --json`.
@@ -120,17 +130,24 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 			return fail(ExitConfig, manager.PhaseConfig, err, "check that the file is "+from+"'s, or give the right one: "+inv.suggest("import", "--from", from)+" FILE")
 		}
 		for _, im := range got {
-			s := &importServer{Name: im.Name, Source: im.Source, SourceScope: im.Scope, Action: "add", Reason: im.Skip,
-				Notes: append([]string{}, im.Notes...), Definition: im.Entry}
+			s := &importServer{Name: im.Name, Source: im.Source, SourceScope: im.Scope, Origin: im.Origin, Action: "add", Reason: im.Skip,
+				Notes: append([]string{}, im.Notes...), Definition: im.Entry, entry: im.Entry}
 			if s.Reason != "" {
 				s.Action = "skip"
 			}
 			s.Transport, s.Target = importedTarget(im.Entry)
-			for _, v := range im.Entry.Env {
-				inv.addSecrets(literalSecrets(v)...)
-			}
-			for _, v := range im.Entry.Headers {
-				inv.addSecrets(literalSecrets(v)...)
+			if im.Origin == config.OriginProject {
+				// A project's text: shown as its review will show it.
+				s.Definition = im.Entry.Reviewed()
+				s.Notes = append(s.Notes, "a project's definition (from "+im.Scope+" scope): written with importedFrom, so that approve reviews it as the project's text, not as yours")
+			} else {
+				// The user's own file: its literal values are secrets.
+				for _, v := range im.Entry.Env {
+					inv.addSecrets(literalSecrets(v)...)
+				}
+				for _, v := range im.Entry.Headers {
+					inv.addSecrets(literalSecrets(v)...)
+				}
 			}
 			// A later file (the project's) wins over an earlier one, as
 			// in the client.
@@ -170,7 +187,7 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 			if s.Action != "add" {
 				continue
 			}
-			if _, err := config.AddServer(rep.File, rep.Scope, s.Name, s.Definition); err != nil {
+			if _, err := config.AddServer(rep.File, rep.Scope, s.Name, s.entry); err != nil {
 				s.Action, s.Reason = "failed", err.Error()
 				rep.OK = false
 				continue

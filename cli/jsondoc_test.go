@@ -328,6 +328,7 @@ type jImport struct {
 		Name        string         `json:"name"`
 		Source      string         `json:"source"`
 		SourceScope string         `json:"sourceScope"`
+		Origin      string         `json:"origin"`
 		Transport   string         `json:"transport"`
 		Target      string         `json:"target"`
 		Action      string         `json:"action"`

@@ -126,10 +126,34 @@ func ImportPaths(client string, loc ImportLocation) ([]string, error) {
 // ImportEntry is an imported definition, as it is written to a .mcp.json
 // file.
 type ImportEntry struct {
-	Entry                  // what add writes (no oauth: no client imports one)
+	Entry // what add writes (no oauth: no client imports one)
+	// ImportedFrom is the client's file, for an entry of project origin
+	// ([OriginProject]): written with the entry, it keeps it reviewed as
+	// the project's text ([Server.ImportedFrom]).
+	ImportedFrom  string   `json:"importedFrom,omitempty"`
 	Disabled      bool     `json:"disabled,omitempty"`
 	EnabledTools  []string `json:"enabledTools,omitempty"`
 	DisabledTools []string `json:"disabledTools,omitempty"`
+}
+
+// The origins of an imported definition: whose text it is.
+const (
+	// OriginUser: the user's own file of the client (its user scope).
+	OriginUser = "user"
+	// OriginProject: a project's (a repository's .cursor/mcp.json or
+	// .vscode/mcp.json, Claude Code's local servers, a file given by
+	// hand): someone else's text, reviewed as a project's wherever it is
+	// written.
+	OriginProject = "project"
+)
+
+// originOf is the origin of an entry of a client's scope: only the
+// client's user scope is the user's own text.
+func originOf(scope string) string {
+	if scope == "user" {
+		return OriginUser
+	}
+	return OriginProject
 }
 
 // Imported is one server read from another client's configuration.
@@ -137,6 +161,11 @@ type Imported struct {
 	Name   string // the name it gets here (made valid when it was not)
 	Source string // the file it came from
 	Scope  string // where in the client: "user", "project", "local" (claude-code) or "file"
+	// Origin is whose text it is, OriginUser or OriginProject (every
+	// scope but the client's user scope): an entry of project origin
+	// carries Entry.ImportedFrom, and its preview masks credentials as a
+	// project's review does ([ImportEntry.Reviewed]).
+	Origin string
 	Entry  ImportEntry
 	// Notes say what could not be carried over as it was, and what
 	// changed on the way (a renamed server, a translated variable).
@@ -267,7 +296,10 @@ func objectInOrder(raw json.RawMessage) ([]string, []json.RawMessage, error) {
 
 // importEntry translates one entry of a client's file.
 func importEntry(client, path, scope, name string, raw json.RawMessage, opts ImportOptions) *Imported {
-	im := &Imported{Name: name, Source: path, Scope: scope}
+	im := &Imported{Name: name, Source: path, Scope: scope, Origin: originOf(scope)}
+	if im.Origin == OriginProject {
+		im.Entry.ImportedFrom = path
+	}
 	if err := ValidName(name); err != nil {
 		im.Name = validNameFrom(name)
 		im.Notes = append(im.Notes, fmt.Sprintf("renamed from %q (%v)", name, err))

@@ -145,7 +145,14 @@ func TestImportFormats(t *testing.T) {
 					t.Errorf("%s: skipped: %s", im.Name, im.Skip)
 					continue
 				}
-				b, _ := json.Marshal(im.Entry)
+				// Every entry carries its origin; only the client's user
+				// scope is the user's own text (issue 20, item 6).
+				if project := im.Scope != "user"; (im.Entry.ImportedFrom == "f.json") != project || (im.Origin == OriginProject) != project {
+					t.Errorf("%s of scope %s: origin %q, importedFrom %q", im.Name, tt.scope, im.Origin, im.Entry.ImportedFrom)
+				}
+				e := im.Entry
+				e.ImportedFrom = ""
+				b, _ := json.Marshal(e)
 				if want, ok := tt.want[im.Name]; !ok {
 					t.Errorf("unexpected server %s: %s", im.Name, b)
 				} else if string(b) != want {

@@ -80,6 +80,9 @@ var members = []member{
 	{name: "roots", typ: "array of strings", read: (*entryParser).readRoots},
 	{name: "protocolVersion", typ: "string", digest: asWritten, read: (*entryParser).readProtocolVersion},
 	{name: "maxMessageBytes", typ: "number", digest: asWritten, read: (*entryParser).readMaxMessageBytes},
+	{name: "importedFrom", typ: "string", digest: asWritten, read: func(p *entryParser, f *jmember) {
+		p.s.ImportedFrom, _ = p.str(f.val, f.key)
+	}},
 	{name: "enabled", typ: "boolean", digest: notCovered, read: func(p *entryParser, f *jmember) {
 		if b, ok := p.boolean(f.val, f.key); ok {
 			p.enabled = &b

@@ -35,7 +35,8 @@ var notSecretVars = map[string]bool{
 //     their defaults, which the file wrote), in any field of any file,
 //     except variables that are never secrets (HOME, USER, PATH, TMPDIR,
 //     …);
-//   - in the user's own home file (ScopeUser) only: env values, header
+//   - in the user's own home file (ScopeUser) only, and not in an entry
+//     imported from a project ([Server.ProjectText]): env values, header
 //     values and the credential after their scheme word ("Bearer <t>"
 //     gives <t> too), the OAuth client secret, and the URL's query values
 //     and password, as written and as expanded.
@@ -72,7 +73,7 @@ func (s *Server) SecretValues() []Secret {
 			add("url", p)
 		}
 	}
-	user := s.Scope == ScopeUser
+	user := s.Scope == ScopeUser && !s.ProjectText()
 	if user {
 		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 			if !strings.Contains(s.Env[k], "${") {

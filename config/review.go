@@ -155,6 +155,28 @@ func maskPart(p string) string {
 	return safe.MaskCredential(p)
 }
 
+// Reviewed returns e as a review of project text shows it: the literal
+// credentials of its env and header values masked, as [ReviewJSON] masks
+// them. e itself is left as it is (it is what gets written).
+func (e ImportEntry) Reviewed() ImportEntry {
+	mask := func(m map[string]string) map[string]string {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]string, len(m))
+		for k, v := range m {
+			if safe.CredentialName(k) {
+				v = maskLiterals(v)
+			}
+			out[k] = v
+		}
+		return out
+	}
+	e.Env, e.Headers = mask(e.Env), mask(e.Headers)
+	e.URL = reviewURL(e.URL, true)
+	return e
+}
+
 // literalCredentials are the fields of project text whose literal
 // credentials ReviewJSON masks, with the form shown.
 func literalCredentials(s *Server) []reviewMask {
@@ -230,7 +252,10 @@ func ReviewWarnings(s *Server) []string {
 			out = append(out, fmt.Sprintf("oauth.client_secret sends your environment (%s) to the authorization server", strings.Join(vars, ", ")))
 		}
 	}
-	if s.Scope == ScopeProject {
+	if s.ImportedFrom != "" {
+		out = append(out, fmt.Sprintf("imported from %s, a project's file: reviewed as the project's text, not as yours", s.ImportedFrom))
+	}
+	if s.ProjectText() {
 		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 			if vars := varNames(s.Env[k]); len(vars) > 0 {
 				out = append(out, fmt.Sprintf("env %s hands your environment (%s) to the server", k, strings.Join(vars, ", ")))

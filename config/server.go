@@ -109,6 +109,12 @@ type Server struct {
 	Enabled         bool // "enabled", or not "disabled"; true when neither is given
 	Required        bool // "required": the caller should fail when this server fails
 
+	// ImportedFrom ("importedFrom") names the project-scoped file of
+	// another client (a repository's .cursor/mcp.json, Claude Code's
+	// local servers) that `mcpwire import` took the entry from: it is
+	// someone else's text wherever it is written ([Server.ProjectText]).
+	ImportedFrom string
+
 	EnabledTools  []string // "enabledTools": when non-empty, only these tools are offered
 	DisabledTools []string // "disabledTools": these tools are never offered
 
@@ -175,11 +181,14 @@ func (s *Server) WorkDir() string {
 }
 
 // ProjectText reports whether the definition is someone else's text, to
-// be reviewed as such: an entry of a project file. Its literal values are
-// shown (none is a secret of the user's), credentials masked
-// ([ReviewJSON]), and the warnings are a project's ([ReviewWarnings]).
+// be reviewed as such: an entry of a project file, or one imported from a
+// project-scoped file of another client ([Server.ImportedFrom]), even in
+// the user's own file. Its literal values are shown (none is a secret of
+// the user's), credentials masked ([ReviewJSON]), and the warnings are a
+// project's ([ReviewWarnings]). Only ever more caution: a project file
+// that says importedFrom changes nothing.
 func (s *Server) ProjectText() bool {
-	return s.Scope == ScopeProject
+	return s.Scope == ScopeProject || s.ImportedFrom != ""
 }
 
 // Valid reports whether the entry's structure is right, whatever its
