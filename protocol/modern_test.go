@@ -128,8 +128,9 @@ func TestModernMeta(t *testing.T) {
 	if c.meta.ClientInfo.Name != "tester" || c.meta.ClientInfo.Version != "9" || len(c.meta.ProgressToken) == 0 {
 		t.Errorf("tools/call _meta %+v", c.meta)
 	}
-	// No Roots option: no roots capability (no roots unless asked).
-	if string(c.meta.ClientCapabilities) != `{"elicitation":{"form":{}}}` {
+	// No Roots option: no roots capability (no roots unless asked); the
+	// Tasks extension, which CallTool follows.
+	if string(c.meta.ClientCapabilities) != `{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}}` {
 		t.Errorf("capabilities %s", c.meta.ClientCapabilities)
 	}
 	if !strings.Contains(string(c.params), `"com.example/k":"v"`) || !strings.Contains(string(c.params), `"arguments":{"a":"b"}`) {

@@ -159,8 +159,11 @@ type Session struct {
 	mu         sync.Mutex
 	progress   map[string]*progressEntry // by progress token
 	outSchemas map[string]json.RawMessage
-	hints      map[string]CacheHint // of the last complete listings, by method
-	mod        modernFields
+	// taskSupport holds the execution.taskSupport of listed tools; nil
+	// until a tools/list.
+	taskSupport map[string]string
+	hints       map[string]CacheHint // of the last complete listings, by method
+	mod         modernFields
 
 	life context.Context    // ends when the session closes
 	stop context.CancelFunc // ends life
@@ -343,6 +346,11 @@ func (s *Session) clientCapabilities(version string) map[string]any {
 	}
 	if s.opts.Sample != nil {
 		caps["sampling"] = struct{}{}
+	}
+	if EraOf(version) == EraModern {
+		// Any tools/call may come back as a task: CallTool follows it
+		// to its end, CallToolTask hands it over (tasks.go).
+		caps["extensions"] = map[string]any{ExtTasks: struct{}{}}
 	}
 	return caps
 }

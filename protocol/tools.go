@@ -24,8 +24,49 @@ import (
 // yet), and a tool left out of the list for invalid annotations is not
 // called (*ToolRejectedError).
 func (s *Session) CallTool(ctx context.Context, name string, args any, opts *CallOptions) (*CallToolResult, error) {
+	res, task, err := s.callToolAs(ctx, name, args, opts, s.era == EraLegacy && s.TaskSupport(name) == "required")
+	if err != nil || task == nil {
+		return res, err
+	}
+	// A task the caller did not ask for (the server chose it, or the tool
+	// requires it): followed to its end, as a plain call would be.
+	return s.WaitTask(ctx, task, nil)
+}
+
+// CallToolTask is CallTool asking for a task: in the legacy era params.task
+// is sent when the server and the tool allow it (TaskSupport optional or
+// required); in the modern era the server decides. It returns the result
+// when the server answered at once, else the task it created (follow it
+// with WaitTask, GetTask, CancelTask).
+func (s *Session) CallToolTask(ctx context.Context, name string, args any, opts *CallOptions) (*CallToolResult, *Task, error) {
+	asTask := false
+	if s.era == EraLegacy {
+		if err := s.knowTools(ctx); err != nil {
+			return nil, nil, err
+		}
+		ts := s.TaskSupport(name)
+		asTask = ts == "optional" || ts == "required"
+	}
+	return s.callToolAs(ctx, name, args, opts, asTask)
+}
+
+// knowTools lists the tools when none were listed on this session yet,
+// so that their execution.taskSupport is known.
+func (s *Session) knowTools(ctx context.Context) error {
+	s.mu.Lock()
+	known := s.taskSupport != nil
+	s.mu.Unlock()
+	if known || !s.tasksOffered() {
+		return nil
+	}
+	_, err := s.ListTools(ctx)
+	return err
+}
+
+// callToolAs sends tools/call, with params.task when asTask (legacy era).
+func (s *Session) callToolAs(ctx context.Context, name string, args any, opts *CallOptions, asTask bool) (*CallToolResult, *Task, error) {
 	if err := s.require("tools/call", "tools"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// {"name":…,"arguments":…} by hand: the arguments are the only part
 	// that needs encoding/json.
@@ -34,9 +75,12 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 	if args != nil {
 		var err error
 		if a, err = jsonrpc.MarshalParams(args); err != nil {
-			return nil, &MethodError{Method: "tools/call", Err: fmt.Errorf("marshaling tools/call params: %v", err)}
+			return nil, nil, &MethodError{Method: "tools/call", Err: fmt.Errorf("marshaling tools/call params: %v", err)}
 		}
 		params = append(append(params, `,"arguments":`...), a...)
+	}
+	if asTask {
+		params = append(params, `,"task":{}`...)
 	}
 	params = append(params, '}')
 	rq := &request{method: "tools/call", raw: params, opts: opts, name: name}
@@ -45,24 +89,24 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 		hp, err := s.toolHeaders(ctx, name, false)
 		if err != nil {
 			if tr := (*ToolRejectedError)(nil); errors.As(err, &tr) {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		rq.extra = headerValues(hp, a)
 	}
-	res, err := s.callTool(ctx, rq)
+	res, task, err := s.callTool(ctx, rq, asTask)
 	if je, ok := isModernError(err); ok && mirror && je.Code == CodeHeaderMismatch {
 		// The server's idea of the tool's x-mcp-header parameters is not
 		// ours: list the tools again and retry once, as the revision says.
 		hp, lerr := s.toolHeaders(ctx, name, true)
 		if lerr != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rq.extra = headerValues(hp, a)
-		res, err = s.callTool(ctx, rq)
+		res, task, err = s.callTool(ctx, rq, asTask)
 	}
-	if err != nil {
-		return nil, err
+	if err != nil || task != nil {
+		return nil, task, err
 	}
 	if res.Content == nil {
 		res.Content = []Content{}
@@ -75,28 +119,58 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 			res.OutputProblem = CheckOutput(schema, res.StructuredContent)
 		}
 	}
-	return res, nil
+	return res, nil, nil
 }
 
-// callTool sends a tools/call until its result is complete.
-func (s *Session) callTool(ctx context.Context, rq *request) (*CallToolResult, error) {
+// callTool sends a tools/call until its result is complete, or is a task
+// (resultType "task" in the modern era; the task member of a legacy answer
+// to a call sent asTask).
+func (s *Session) callTool(ctx context.Context, rq *request, asTask bool) (*CallToolResult, *Task, error) {
 	var res *CallToolResult
+	var task *Task
 	err := s.rounds(ctx, rq, func(resp *jsonrpc.Response) (*resultHead, error) {
 		r, h, err := decodeCallResult(resp.Cursor())
 		if err != nil {
 			return nil, &ResultError{Method: "tools/call", Err: err}
 		}
+		switch {
+		case s.era == EraModern && h.resultType == "task":
+			if task, err = decodeTask("tools/call", resp.Result); err != nil {
+				return nil, err
+			}
+			h.resultType = "complete" // the rounds end here
+		case asTask:
+			var w struct {
+				Task json.RawMessage `json:"task"`
+			}
+			if json.Unmarshal(resp.Result, &w) == nil && declared(w.Task) {
+				if task, err = decodeTask("tools/call", w.Task); err != nil {
+					return nil, err
+				}
+			}
+		}
 		res = r
 		return h, nil
 	})
-	return res, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, task, nil
 }
 
 // rememberSchemas keeps the output schemas of listed tools for CallTool.
 func (s *Session) rememberSchemas(tools []*Tool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.taskSupport == nil {
+		s.taskSupport = map[string]string{}
+	}
 	for _, t := range tools {
+		if t.Execution != nil && t.Execution.TaskSupport != "" {
+			s.taskSupport[t.Name] = t.Execution.TaskSupport
+		} else {
+			delete(s.taskSupport, t.Name)
+		}
 		if declared(t.OutputSchema) {
 			s.outSchemas[t.Name] = t.OutputSchema
 		} else {

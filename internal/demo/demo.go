@@ -48,10 +48,13 @@ type Options struct {
 	// connection (HTTP), as some legacy servers do; "initialize-first"
 	// answers -32602, "unsupported" -32022 without data, and
 	// "unsupported-legacy" -32022 with data.supported naming 2025-06-18.
-	Early         string
-	PageSize      int    // items per page of every list; 0 = all in one page
-	ExtraTools    int    // extra tools tool-0001… to add
-	NextRelease   bool   // serve the surface of a pretend next release (see nextRelease), for diff tests
+	Early       string
+	PageSize    int  // items per page of every list; 0 = all in one page
+	ExtraTools  int  // extra tools tool-0001… to add
+	NextRelease bool // serve the surface of a pretend next release (see nextRelease), for diff tests
+	// Tasks adds three task tools and serves the Tasks extension
+	// (io.modelcontextprotocol/tasks) in the modern era: see tasks.go.
+	Tasks         bool
 	VersionAnswer string // forces the protocolVersion answered to initialize
 
 	HangInitialize   bool // never answer initialize (nor server/discover)
@@ -127,6 +130,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	fs.StringVar(&o.Early, "early", "", "a request before initialize (legacy): error (the default, -32600), initialize-first (-32602), unsupported (-32022 without data), unsupported-legacy (-32022 naming 2025-06-18 only), ignore (never answered) or exit")
 	fs.IntVar(&o.PageSize, "page-size", 0, "items per page of each list (0 = one page)")
 	fs.IntVar(&o.ExtraTools, "tools", 0, "add `N` extra tools tool-0001…")
+	fs.BoolVar(&o.Tasks, "tasks", false, "add the task tools slow-task, ask-task and fail-task and serve the Tasks extension (modern era)")
 	fs.BoolVar(&o.NextRelease, "next-release", false, "serve the surface of a pretend next release (version 0.2.0), for mcpwire diff")
 	fs.StringVar(&o.VersionAnswer, "version-answer", "", "answer initialize with protocol `VERSION`")
 	fs.BoolVar(&o.HangInitialize, "hang-initialize", false, "never answer initialize nor server/discover")

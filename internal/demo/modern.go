@@ -158,9 +158,13 @@ func (s *server) handleModern(ctx context.Context, p peer, req *jsonrpc.Request)
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}
+		caps := capabilities()
+		if s.opts.Tasks {
+			caps["extensions"] = map[string]any{extTasks: struct{}{}}
+		}
 		res = map[string]any{
 			"supportedVersions": s.versionsSpoken(),
-			"capabilities":      capabilities(),
+			"capabilities":      caps,
 			"instructions":      instructions,
 		}
 	case "subscriptions/listen":
@@ -208,7 +212,9 @@ func (s *server) decorate(req *jsonrpc.Request, res any) (any, error) {
 	if json.Unmarshal(raw, &m) != nil || m == nil {
 		m = map[string]json.RawMessage{}
 	}
-	m["resultType"] = json.RawMessage(`"complete"`)
+	if _, ok := m["resultType"]; !ok { // a task's ("task") is kept
+		m["resultType"] = json.RawMessage(`"complete"`)
+	}
 	meta := map[string]json.RawMessage{}
 	_ = json.Unmarshal(m["_meta"], &meta)
 	meta[metaServerInfo] = mustJSON(s.serverInfo())

@@ -63,15 +63,17 @@ type server struct {
 	inflight    map[jsonrpc.ID]context.CancelCauseFunc
 	cancelled   []string
 	calls       int
-	lenient     bool // requests before initialize are served (stateless HTTP)
+	lenient     bool                 // requests before initialize are served (stateless HTTP)
+	tasks       map[string]*demoTask // --tasks, by id
 
 	hub hub // the modern era's subscriptions/listen streams
 }
 
 type clientCaps struct {
-	Roots       *json.RawMessage `json:"roots,omitempty"`
-	Sampling    *json.RawMessage `json:"sampling,omitempty"`
-	Elicitation *json.RawMessage `json:"elicitation,omitempty"`
+	Roots       *json.RawMessage           `json:"roots,omitempty"`
+	Sampling    *json.RawMessage           `json:"sampling,omitempty"`
+	Elicitation *json.RawMessage           `json:"elicitation,omitempty"`
+	Extensions  map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
 func newServer(opts *Options) *server {
@@ -206,6 +208,8 @@ func (s *server) dispatch(ctx context.Context, p peer, req *jsonrpc.Request) (an
 		return s.getPrompt(req.Params)
 	case "completion/complete":
 		return s.complete(req.Params)
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		return s.taskMethod(ctx, req)
 	case "logging/setLevel":
 		return s.setLevel(ctx, p, req.Params)
 	}

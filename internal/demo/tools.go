@@ -26,6 +26,7 @@ type toolDef struct {
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  *annotations    `json:"annotations,omitempty"`
+	Execution    *execution      `json:"execution,omitempty"`
 }
 
 type annotations struct {
@@ -103,6 +104,9 @@ func (s *server) listTools(params json.RawMessage) (any, error) {
 	if s.opts.NextRelease {
 		base = nextRelease(base)
 	}
+	if s.opts.Tasks {
+		base = append(base, taskTools()...)
+	}
 	total := len(base) + s.opts.ExtraTools
 	start, end, next, err := page(params, total, s.opts.PageSize)
 	if err != nil {
@@ -150,6 +154,9 @@ func (s *server) callTool(ctx context.Context, p peer, req *jsonrpc.Request) (an
 	s.mu.Unlock()
 	if first && s.opts.CrashOnFirstCall {
 		return nil, errCrash
+	}
+	if s.opts.Tasks && isTaskTool(in.Name) {
+		return s.createTask(ctx, p, &in)
 	}
 	res, err := s.runTool(ctx, p, req.ID, &in)
 	if res == nil && err == nil {

@@ -46,6 +46,7 @@ const (
 	everythingRel  = ".deps/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 	sdkRel         = ".deps/node_modules/@modelcontextprotocol/sdk"
 	loopbackRel    = "scripts/peers/listen-loopback.cjs"
+	sdkTasksRel    = "scripts/peers/sdk-tasks-server.mjs"
 )
 
 // StartTimeout bounds how long EverythingHTTP waits for the server to listen.
@@ -125,6 +126,14 @@ func SDK(t testing.TB) string {
 func Everything(t testing.TB) []string {
 	t.Helper()
 	return []string{Node(t), find(t, "server-everything", everythingRel), "stdio"}
+}
+
+// SDKTasks returns the command line that runs a stdio server built on the
+// TypeScript SDK's experimental tasks (2025-11-25): {node, script}.
+func SDKTasks(t testing.TB) []string {
+	t.Helper()
+	SDK(t)
+	return []string{Node(t), find(t, "the SDK tasks server", sdkTasksRel)}
 }
 
 var listening = regexp.MustCompile(`mcpwire-peer: listening on (127\.0\.0\.1:[0-9]+)`)
