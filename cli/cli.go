@@ -123,7 +123,7 @@ func commands() []*command {
 		{name: "remove", usage: "remove NAME [--scope user|project]", short: "remove a server", run: runRemove},
 		{name: "enable", usage: "enable NAME", short: "enable a server", run: runEnable},
 		{name: "disable", usage: "disable NAME", short: "disable a server", run: runDisable},
-		{name: "approve", usage: "approve NAME | approve --all [--project] [--json]", short: "review and approve a server's definition, or every one not approved yet (for CI)", run: runApprove},
+		{name: "approve", usage: "approve NAME | approve --all [--project [--yes]] [--json]", short: "review and approve a server's definition, or every one not approved yet (for CI)", run: runApprove},
 		{name: "revoke", usage: "revoke NAME", short: "revoke a server's approval", run: runRevoke},
 		{name: "doctor", usage: "doctor [TARGET] [--json]", short: "check a server phase by phase", run: runDoctor},
 		{name: "import", usage: "import --from CLIENT [FILE] [--write] [--project]", short: "another client's MCP servers (Claude, Cursor, VS Code, Windsurf, Gemini, zut), previewed; --write adds them", run: runImport},

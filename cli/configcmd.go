@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/config"
@@ -28,7 +29,7 @@ func (inv *invocation) loadConfig() (*config.Config, string, error) {
 	}
 	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: inv.env.Dir, Getenv: inv.env.Getenv, LookupEnv: inv.env.LookupEnv})
 	if err != nil && cfg == nil {
-		return nil, "", fail(ExitConfig, manager.PhaseConfig, err, "fix the file; "+inv.prog+" never rewrites a file that is not valid JSON")
+		return nil, "", fail(ExitConfig, manager.PhaseConfig, err, inv.configHint(err))
 	}
 	// A broken file fails alone; the other file's servers stay usable.
 	inv.configErr = err
@@ -48,11 +49,20 @@ func (inv *invocation) loadConfig() (*config.Config, string, error) {
 	return cfg, home, nil
 }
 
+// configHint says what to do about a server file that failed to load.
+func (inv *invocation) configHint(err error) string {
+	var re *safe.ReadError
+	if errors.As(err, &re) {
+		return "replace " + re.Path + " with a regular file of the project (at most " + strconv.FormatInt(re.Kind.Limit()>>20, 10) + " MiB)"
+	}
+	return "fix the file; " + inv.prog + " never rewrites a file that is not valid JSON"
+}
+
 // lookup finds a configured server by name.
 func (inv *invocation) lookup(cfg *config.Config, name string) (*config.Server, error) {
 	s := cfg.Server(name)
 	if s == nil && inv.configErr != nil {
-		return nil, fail(ExitConfig, manager.PhaseConfig, inv.configErr, "fix the file; "+inv.prog+" never rewrites a file that is not valid JSON")
+		return nil, fail(ExitConfig, manager.PhaseConfig, inv.configErr, inv.configHint(inv.configErr))
 	}
 	if s == nil {
 		var names []string
@@ -261,8 +271,9 @@ func (inv *invocation) findServer(pos []string) (s *config.Server, home string, 
 
 func runApprove(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("approve")
-	all := fs.Bool("all", false, "approve every definition that is not approved yet (revoked ones excepted), each reviewed on stderr: for CI")
-	project := fs.Bool("project", false, "with --all: only the definitions of the project file (./.mcp.json)")
+	all := fs.Bool("all", false, "approve every enabled definition of your own file (the home folder's .mcp.json) that is not approved yet (revoked ones excepted), each reviewed on stderr: for CI")
+	project := fs.Bool("project", false, "with --all: the definitions of the project file (./.mcp.json) instead; on a terminal it asks once, after the review")
+	yes := fs.Bool("yes", false, "with --all --project: approve without asking (for CI)")
 	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
 	pos, _, _, err := parseArgs(fs, args)
 	if err != nil {
@@ -272,19 +283,25 @@ func runApprove(ctx context.Context, inv *invocation, args []string) error {
 	case *all && len(pos) > 0:
 		return usageErr("approve takes one NAME, or --all")
 	case *all:
-		return inv.approveAll(*project)
+		return inv.approveAll(ctx, *project, *yes)
 	case *project:
 		return usageErr("--project goes with --all")
+	case *yes:
+		return usageErr("--yes goes with --all --project")
 	}
 	return inv.approval(pos, true)
 }
 
-// approveAll approves every definition (of the project file only, with
-// project) that is not approved yet, printing the review of each on
-// stderr, as `approve NAME` does. Revoked definitions are left revoked (a
-// revoke was a decision; approve one by name to undo it). It fails (exit
-// 3) when any could not be approved.
-func (inv *invocation) approveAll(project bool) error {
+// approveAll approves every enabled definition of one file that is not
+// approved yet: the user's own (the home folder's .mcp.json), or with
+// project the project's, printing the review of each on stderr, as
+// `approve NAME` does. A disabled definition is left unapproved (removing
+// "disabled" later must not run it unreviewed); revoked ones are left
+// revoked (a revoke was a decision; approve one by name to undo it). With
+// project, on a terminal and without yes, it asks once, after the
+// reviews. It fails (exit 3) when any could not be approved, or the file
+// could not be read.
+func (inv *invocation) approveAll(ctx context.Context, project, yes bool) error {
 	cfg, home, err := inv.loadConfig()
 	if err != nil {
 		return err
@@ -293,10 +310,21 @@ func (inv *invocation) approveAll(project bool) error {
 	if err != nil {
 		return inv.approvalsUnavailable("", home, err)
 	}
+	scope := config.ScopeUser
+	if project {
+		scope = config.ScopeProject
+	}
 	entries := []configResult{}
 	failed := 0
+	for _, f := range cfg.Files {
+		if f.Scope == scope && f.Err != nil {
+			entries = append(entries, configResult{Source: f.Path, Scope: scope, Result: "failed", Reason: safe.Sanitize(f.Err.Error()), Warnings: []string{}})
+			failed++
+		}
+	}
+	var pending []int // entries reviewed, to approve
 	for _, s := range cfg.Servers {
-		if project && s.Scope != config.ScopeProject {
+		if s.Scope != scope {
 			continue
 		}
 		e := configResult{Server: s.Name, Source: s.Source, Scope: s.Scope, Warnings: []string{}}
@@ -305,28 +333,59 @@ func (inv *invocation) approveAll(project bool) error {
 			e.Result = "already approved"
 		case st == config.Revoked:
 			e.Result, e.Reason = "skipped", "revoked; approve it by name to run it again: "+inv.suggest("approve", s.Name)
+		case !s.Enabled:
+			e.Result, e.Reason = "skipped", "disabled; enable it, then approve it by name: "+inv.suggest("approve", s.Name)
 		default:
 			def, err := config.ReviewJSON(s)
-			if err == nil {
-				inv.eprintf("approving %s from %s (%s scope):\n", safe.Sanitize(s.Name), safe.Sanitize(s.Source), s.Scope)
-				inv.review(inv.eprintf, s, def)
-				err = ap.Approve(s)
-			}
 			if err != nil {
 				e.Result, e.Reason = "failed", safe.Sanitize(err.Error())
 				failed++
-			} else {
-				e.Result = "approved"
-				e.Warnings = nonNil(inv.reviewWarnings(s))
+				break
 			}
+			inv.eprintf("approving %s from %s (%s scope):\n", safe.Sanitize(s.Name), safe.Sanitize(s.Source), s.Scope)
+			inv.review(inv.eprintf, s, def)
+			pending = append(pending, len(entries))
 		}
 		entries = append(entries, e)
 	}
+	if len(pending) > 0 && project && !yes && inv.env.StdinIsTerminal {
+		ok, err := inv.confirm(ctx, fmt.Sprintf("approve the %d definition(s) above, from %s? [y/N] ", len(pending), safe.Sanitize(entries[pending[0]].Source)))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			for _, i := range pending {
+				entries[i].Result, entries[i].Reason = "skipped", "not confirmed"
+			}
+			failed += len(pending)
+			pending = nil
+		}
+	}
+	for _, i := range pending {
+		e := &entries[i]
+		s := cfg.Server(e.Server)
+		if err := ap.Approve(s); err != nil {
+			e.Result, e.Reason = "failed", safe.Sanitize(err.Error())
+			failed++
+			continue
+		}
+		e.Result = "approved"
+		e.Warnings = nonNil(inv.reviewWarnings(s))
+	}
+	inv.approveAllReport(cfg, entries, failed)
+	return nil
+}
+
+// approveAllReport prints what approveAll did and sets the exit code.
+func (inv *invocation) approveAllReport(cfg *config.Config, entries []configResult, failed int) {
 	if inv.json {
 		inv.writeJSON(configDoc{inv.header(failed == 0), entries})
 	} else {
 		for _, e := range entries {
 			line := fmt.Sprintf("%s %s (%s)", e.Result, safe.Sanitize(e.Server), safe.Sanitize(e.Source))
+			if e.Server == "" {
+				line = fmt.Sprintf("%s %s", e.Result, safe.Sanitize(e.Source))
+			}
 			if e.Reason != "" {
 				line += ": " + e.Reason
 			}
@@ -342,7 +401,20 @@ func (inv *invocation) approveAll(project bool) error {
 			inv.say("error: %d definition(s) could not be approved\n", failed)
 		}
 	}
-	return nil
+}
+
+// confirm asks question once on stderr and reads the answer: yes or y
+// (any case) is true; anything else, or the end of the input, false.
+func (inv *invocation) confirm(ctx context.Context, question string) (bool, error) {
+	in := inv.openPrompt()
+	defer in.close()
+	inv.eprintf("%s", question)
+	line, _ := in.readLine(ctx)
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes", nil
 }
 
 func runRevoke(ctx context.Context, inv *invocation, args []string) error {

@@ -116,7 +116,12 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 	var looked []string
 	byName := map[string]*importServer{}
 	for _, src := range sources {
-		data, err := safe.ReadFile(src.path, safe.KindImport)
+		read := safe.ReadFile
+		if src.scope == "project" {
+			// A repository's file: no link out of the project folder.
+			read = func(p string, k safe.Kind) ([]byte, error) { return safe.ReadFileIn(inv.env.Dir, p, k) }
+		}
+		data, err := read(src.path, safe.KindImport)
 		if errors.Is(err, fs.ErrNotExist) && src.scope != "file" {
 			looked = append(looked, src.path)
 			continue

@@ -2,10 +2,8 @@ package cli_test
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -82,51 +80,10 @@ func (s *screen) waitFor(t *testing.T, text string, done <-chan struct{}) {
 func TestCtrlCAtTheElicitationPrompt(t *testing.T) {
 	proctest.Check(t)
 	bin := buildMcpwire(t)
-	m, slavePath := openPty(t)
-	slave, err := os.OpenFile(slavePath, os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slave.Close()
-	cmd := exec.Command(bin, "call", "--demo", "ask")
-	cmd.Dir = t.TempDir()
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + cmd.Dir, "MCPWIRE_HOME=" + cmd.Dir + "/mcpwire", "TERM=dumb"}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	dir := t.TempDir()
 	// A session of its own with the terminal as its controlling terminal:
 	// Ctrl-C typed there reaches mcpwire, as in a shell.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	slave.Close()
-	scr := &screen{seen: make(chan struct{}, 1)}
-	copied := make(chan struct{})
-	go func() {
-		defer close(copied)
-		buf := make([]byte, 4096)
-		for {
-			n, err := m.Read(buf)
-			scr.Write(buf[:n])
-			if err != nil {
-				return
-			}
-		}
-	}()
-	exited := make(chan struct{})
-	var werr error
-	go func() {
-		werr = cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-exited:
-		default:
-			cmd.Process.Kill()
-			<-exited
-		}
-	})
-
+	scr, m, exited, code := ptyRun(t, bin, dir, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "MCPWIRE_HOME=" + dir + "/mcpwire", "TERM=dumb"}, "call", "--demo", "ask")
 	scr.waitFor(t, "The server asks", exited)
 	scr.waitFor(t, ": ", exited) // the first field's prompt
 	// Ctrl-C, typed at the prompt.
@@ -138,8 +95,7 @@ func TestCtrlCAtTheElicitationPrompt(t *testing.T) {
 	case <-time.After(hang):
 		t.Fatalf("mcpwire still waits at the prompt after Ctrl-C:\n%s", scr.String())
 	}
-	var ee *exec.ExitError
-	if !errors.As(werr, &ee) || ee.ExitCode() != 130 {
-		t.Errorf("exit: %v, want status 130\n%s", werr, scr.String())
+	if *code != 130 {
+		t.Errorf("exit: %d, want status 130\n%s", *code, scr.String())
 	}
 }

@@ -355,7 +355,7 @@ func (a *Approvals) Approve(s *Server) error {
 	if !s.Valid() {
 		return fmt.Errorf("approving server %q: the definition is invalid: %w", s.Name, s.Err)
 	}
-	data, err := safe.ReadFile(s.Source, safe.KindConfig)
+	data, err := readServerFile(s.Source, s.Scope)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &StaleError{Server: s.Name, Source: s.Source, Reason: "removed"}
 	}

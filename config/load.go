@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // FileName is the name of a server file, in the home folder (user scope)
@@ -143,7 +141,7 @@ func Load(opts LoadOptions) (*Config, error) {
 			break // the working directory is the home folder
 		}
 		file := File{Path: f.path, Scope: f.scope}
-		data, err := safe.ReadFile(f.path, safe.KindConfig)
+		data, err := readServerFile(f.path, f.scope)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:

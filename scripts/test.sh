@@ -5,7 +5,8 @@
 #
 #   1. scripts/deps.sh: the test peers (Node 22, the conformance suite,
 #      server-everything, the TypeScript SDK) into .deps/; then
-#      scripts/chromium.sh: Debian's chromium for the real-browser test
+#      scripts/chromium.sh: Debian's chromium for the real-browser test;
+#      scripts/shells.sh: bash, zsh and fish for the completion tests
 #   2. gofmt: no unformatted Go file
 #   3. go vet ./...
 #   4. CGO_ENABLED=0 go build -o mcpwire .   (the static binary)
@@ -43,6 +44,17 @@ if ! bash scripts/chromium.sh; then
 		exit 1
 	fi
 	echo "chromium: not installed; the real-browser test will skip"
+fi
+
+step "shells"
+# The completion tests (cli/completion_shells_test.go) run bash, zsh and
+# fish; scripts/shells.sh installs the missing ones with apt-get. In CI a
+# failure stops the run; elsewhere the tests skip.
+if ! bash scripts/shells.sh; then
+	if [[ "${CI:-}" == "true" ]]; then
+		exit 1
+	fi
+	echo "shells: not all installed; the completion tests will skip the missing ones"
 fi
 
 step "gofmt"

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // A Kind is what a file read by [ReadFile] holds; it sets the size limit
@@ -107,13 +109,23 @@ func (e *ReadError) Error() string {
 }
 
 // Unwrap gives the reason without the file's name, for a caller that
-// names the file itself; errors.Is(err, e.Rule) holds through it.
+// names the file itself; errors.Is(err, e.Rule) and errors.As of a
+// *ReadError hold through it.
 func (e *ReadError) Unwrap() error { return &reasonError{e} }
 
 type reasonError struct{ e *ReadError }
 
 func (r *reasonError) Error() string { return r.e.reason() }
 func (r *reasonError) Unwrap() error { return r.e.Rule }
+
+// As lets errors.As find the *ReadError behind its reason.
+func (r *reasonError) As(target any) bool {
+	if p, ok := target.(**ReadError); ok {
+		*p = r.e
+		return true
+	}
+	return false
+}
 
 func (e *ReadError) reason() string {
 	switch e.Rule {
@@ -122,7 +134,7 @@ func (e *ReadError) reason() string {
 	case ErrTooLarge:
 		return fmt.Sprintf("it is larger than %s, the limit for a %s (%s)", size(e.Kind.Limit()), e.Kind, e.Detail)
 	case ErrOutside:
-		return fmt.Sprintf("it is a symbolic link to %s, outside its folder; mcpwire does not follow it (copy the file instead of linking it)", e.Detail)
+		return fmt.Sprintf("a symbolic link leads it to %s, outside its folder; mcpwire does not follow a link out of a project (copy the file instead of linking it)", e.Detail)
 	}
 	return e.Rule.Error()
 }
@@ -235,4 +247,53 @@ func size(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// ReadFileIn is [ReadFile] for a file of a folder that someone else may
+// have written, such as a project's .mcp.json: when path, or a folder on
+// the way to it, is a symbolic link whose target lies outside root, the
+// file is refused (a *ReadError with ErrOutside) and nothing of it is
+// read. A link that stays inside root is followed. Errors name path as
+// given.
+//
+// The check is of the names as they are when read: it keeps a file a
+// repository holds from borrowing one outside it, not a folder that
+// another user changes while mcpwire reads it.
+func ReadFileIn(root, path string, kind Kind) ([]byte, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		// Missing, or a dangling link: the open gives the error of path.
+		return ReadFile(path, kind)
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: unwrapPath(err)}
+	}
+	if !within(realRoot, real) {
+		return nil, &ReadError{Path: path, Kind: kind, Rule: ErrOutside, Detail: real}
+	}
+	data, err := ReadFile(real, kind)
+	var re *ReadError
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &re):
+		re.Path = path
+	case errors.As(err, &pe):
+		pe.Path = path
+	}
+	return data, err
+}
+
+// within reports whether path is root or lies inside it (both clean and
+// absolute, symbolic links resolved).
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

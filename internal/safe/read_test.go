@@ -3,6 +3,7 @@ package safe
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -121,6 +122,10 @@ func TestReadErrorUnwrap(t *testing.T) {
 	if cause == nil || strings.Contains(cause.Error(), "/p/.mcp.json") || !errors.Is(cause, ErrTooLarge) {
 		t.Errorf("Unwrap = %v: want the reason without the path, wrapping the rule", cause)
 	}
+	var re *ReadError
+	if !errors.As(fmt.Errorf("x: %w", cause), &re) || re.Path != "/p/.mcp.json" {
+		t.Errorf("errors.As of the reason: %v", re)
+	}
 	if !strings.Contains(err.Error(), "64 MiB") || !strings.Contains(err.Error(), "snapshot file") {
 		t.Errorf("error %q does not name the kind and its limit", err)
 	}
@@ -169,4 +174,55 @@ func FuzzReadLimit(f *testing.F) {
 			t.Fatalf("%d bytes, limit %d: %d bytes, %v", len(data), limit, len(got), err)
 		}
 	})
+}
+
+// TestReadFileIn: a link inside the folder is followed; a link out of it
+// (the file, or a folder on the way) is refused and nothing is read.
+func TestReadFileIn(t *testing.T) {
+	base := t.TempDir()
+	proj := filepath.Join(base, "proj")
+	home := filepath.Join(base, "home")
+	for _, d := range []string{proj, filepath.Join(proj, "sub"), home} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret := filepath.Join(home, ".mcp.json")
+	os.WriteFile(secret, []byte(`{"token":"user-secret"}`), 0o600)
+	os.WriteFile(filepath.Join(proj, "sub", "real.json"), []byte(`{}`), 0o600)
+	links := map[string]string{
+		filepath.Join(proj, "inside.json"):  filepath.Join("sub", "real.json"),
+		filepath.Join(proj, "outside.json"): secret,
+		filepath.Join(proj, "dotdot.json"):  filepath.Join("..", "home", ".mcp.json"),
+		filepath.Join(proj, ".cursor"):      home,
+	}
+	for link, target := range links {
+		if err := os.Symlink(target, link); err != nil {
+			t.Skipf("no symbolic links: %v", err)
+		}
+	}
+	if data, err := ReadFileIn(proj, filepath.Join(proj, "inside.json"), KindConfig); err != nil || string(data) != "{}" {
+		t.Errorf("a link inside: %q, %v", data, err)
+	}
+	for _, p := range []string{"outside.json", "dotdot.json", filepath.Join(".cursor", ".mcp.json")} {
+		p = filepath.Join(proj, p)
+		data, err := ReadFileIn(proj, p, KindConfig)
+		var re *ReadError
+		if !errors.As(err, &re) || !errors.Is(err, ErrOutside) || data != nil {
+			t.Errorf("%s: %q, %v; want ErrOutside", p, data, err)
+			continue
+		}
+		if re.Path != p || strings.Contains(err.Error(), "user-secret") {
+			t.Errorf("error %q: want it to name %s and nothing of the file", err, p)
+		}
+	}
+	if _, err := ReadFileIn(proj, filepath.Join(proj, "missing.json"), KindConfig); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v", err)
+	}
+	// The project folder reached through a link of its own is fine.
+	alias := filepath.Join(base, "alias")
+	os.Symlink(proj, alias)
+	if _, err := ReadFileIn(alias, filepath.Join(alias, "inside.json"), KindConfig); err != nil {
+		t.Errorf("through an alias of the folder: %v", err)
+	}
 }
