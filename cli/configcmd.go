@@ -337,6 +337,9 @@ func (inv *invocation) approveAll(ctx context.Context, project, yes bool) error 
 			e.Result, e.Reason = "skipped", "disabled; enable it, then approve it by name: "+inv.suggest("approve", s.Name)
 		default:
 			def, err := config.ReviewJSON(s)
+			if err == nil {
+				err = inv.wouldRun(s)
+			}
 			if err != nil {
 				e.Result, e.Reason = "failed", safe.Sanitize(err.Error())
 				failed++
@@ -455,6 +458,10 @@ func (inv *invocation) approval(args []string, approve bool) error {
 	}
 	inv.eprintf("approving %s from %s (%s scope):\n", safe.Sanitize(s.Name), safe.Sanitize(s.Source), s.Scope)
 	inv.review(inv.eprintf, s, def)
+	if err := inv.wouldRun(s); err != nil {
+		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err,
+			hints: []string{"the approval was left as it was (" + ap.State(s).String() + "); set the variable, or fix the definition, and approve again"}}
+	}
 	if err := ap.Approve(s); err != nil {
 		f := &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err}
 		var se *config.StaleError
@@ -468,5 +475,27 @@ func (inv *invocation) approval(args []string, approve bool) error {
 		return nil
 	}
 	inv.printf("approved %s\n", s.Name)
+	return nil
+}
+
+// wouldRun expands s as it would start (Load expanded an enabled one; a
+// disabled one is expanded here) and returns why it would not run: an
+// unset variable, a URL that breaks the rules once expanded. approve
+// refuses such a definition, leaving its approval as it was.
+func (inv *invocation) wouldRun(s *config.Server) error {
+	var xe *config.ExpandError
+	switch {
+	case errors.As(s.Err, &xe):
+		return fmt.Errorf("it would not run: %w", s.Err)
+	case s.Err != nil || s.Expanded != nil:
+		return nil // an invalid definition: Approve says why
+	}
+	lookup := inv.env.LookupEnv
+	if lookup == nil {
+		lookup = config.LookupFromGetenv(inv.env.Getenv)
+	}
+	if _, err := s.ExpandLookup(lookup); err != nil {
+		return fmt.Errorf("it would not run: %w", err)
+	}
 	return nil
 }

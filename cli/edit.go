@@ -73,7 +73,9 @@ type addFlags struct {
 	scopeFlags
 	env, headers listFlag
 	url, typ     string
+	bearer       string
 	timeout      float64
+	replace      bool
 }
 
 func runAdd(ctx context.Context, inv *invocation, args []string) error {
@@ -88,6 +90,8 @@ func runAdd(ctx context.Context, inv *invocation, args []string) error {
 	fs.Var(&af.headers, "header", "an HTTP header `'Name: value'` (repeatable)")
 	fs.Var(&af.headers, "H", "short for --header")
 	fs.Float64Var(&af.timeout, "timeout", 0, "`seconds` per request (default 30, at most 300)")
+	fs.StringVar(&af.bearer, "bearer-token-env-var", "", "an HTTP server's token: the `VAR` whose value is sent as 'Authorization: Bearer …' (the value stays out of the file)")
+	fs.BoolVar(&af.replace, "replace", false, "replace the definition of NAME, which the file has already (approved again as written)")
 	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
 	pos, tail, hasTail, err := parseArgs(fs, args)
 	if err != nil {
@@ -143,6 +147,7 @@ func runAdd(ctx context.Context, inv *invocation, args []string) error {
 		if len(af.env) > 0 {
 			return usageErr("--env is for stdio servers; an HTTP server takes --header")
 		}
+		entry.BearerTokenEnvVar = af.bearer
 	default:
 		if af.typ == config.TypeHTTP || af.typ == config.TypeSSE {
 			return usageErr("--transport %s needs a URL, not a command", af.typ)
@@ -150,6 +155,9 @@ func runAdd(ctx context.Context, inv *invocation, args []string) error {
 		entry.Command, entry.Args = tail[0], tail[1:]
 		if len(af.headers) > 0 {
 			return usageErr("--header is for HTTP servers; a stdio server takes --env")
+		}
+		if af.bearer != "" {
+			return usageErr("--bearer-token-env-var is for HTTP servers; a stdio server takes --env KEY=${VAR}")
 		}
 	}
 	for _, kv := range af.env {
@@ -178,13 +186,14 @@ func runAdd(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	return inv.addAndApprove(name, scope, entry)
+	return inv.addAndApprove(name, scope, entry, af.replace)
 }
 
 func runAddJSON(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("add-json")
 	var sf scopeFlags
 	sf.register(fs, "add to")
+	replace := fs.Bool("replace", false, "replace the definition of NAME, which the file has already (approved again as written)")
 	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
 	pos, _, hasTail, err := parseArgs(fs, args)
 	if err != nil {
@@ -219,12 +228,12 @@ func runAddJSON(ctx context.Context, inv *invocation, args []string) error {
 	if err := json.Compact(&buf, []byte(pos[1])); err != nil {
 		return usageErr("the definition is not JSON: %v", err)
 	}
-	return inv.addAndApprove(pos[0], scope, json.RawMessage(buf.Bytes()))
+	return inv.addAndApprove(pos[0], scope, json.RawMessage(buf.Bytes()), *replace)
 }
 
-// addAndApprove writes a new definition to the scope's file and approves
-// it: the user typed it.
-func (inv *invocation) addAndApprove(name, scope string, entry any) error {
+// addAndApprove writes a new definition to the scope's file (with
+// replace, over the one of that name) and approves it: the user typed it.
+func (inv *invocation) addAndApprove(name, scope string, entry any, replace bool) error {
 	cfg, home, err := inv.loadConfig()
 	if err != nil {
 		return err
@@ -233,9 +242,17 @@ func (inv *invocation) addAndApprove(name, scope string, entry any) error {
 	if other := cfg.Server(name); other != nil && other.Source != path && !inv.json {
 		inv.say("warning: %s is also defined in %s (%s scope); the project entry wins\n", name, safe.Sanitize(other.Source), other.Scope)
 	}
-	s, err := config.AddServer(path, scope, name, entry)
+	put, result := config.AddServer, "added"
+	if replace {
+		put, result = config.ReplaceServer, "replaced"
+	}
+	s, err := put(path, scope, name, entry)
 	if err != nil {
-		return inv.configFailure(name, err)
+		f := inv.configFailure(name, err).(*failure)
+		if errors.Is(err, config.ErrNameInUse) {
+			f.hints = append(f.hints, "or replace its definition: add --replace "+name+" …")
+		}
+		return f
 	}
 	ap, err := config.OpenApprovals(home)
 	if err != nil {
@@ -244,12 +261,16 @@ func (inv *invocation) addAndApprove(name, scope string, entry any) error {
 	if err := ap.Approve(s); err != nil {
 		return &failure{code: ExitConfig, server: name, phase: manager.PhaseApproval, err: err}
 	}
-	res := configResult{Server: name, Source: s.Source, Scope: scope, Result: "added", Warnings: nonNil(inv.reviewWarnings(s))}
+	res := configResult{Server: name, Source: s.Source, Scope: scope, Result: result, Warnings: nonNil(inv.reviewWarnings(s))}
 	if inv.json {
 		inv.writeJSON(configDoc{inv.header(true), []configResult{res}})
 		return nil
 	}
-	inv.printf("added %s to %s (%s scope) and approved it\n", safe.Sanitize(name), safe.Sanitize(s.Source), scope)
+	verb := "added %s to"
+	if replace {
+		verb = "replaced %s in"
+	}
+	inv.printf(verb+" %s (%s scope) and approved it\n", safe.Sanitize(name), safe.Sanitize(s.Source), scope)
 	for _, w := range res.Warnings {
 		inv.say("warning: %s\n", safe.Sanitize(w))
 	}
@@ -290,6 +311,66 @@ func runRemove(ctx context.Context, inv *invocation, args []string) error {
 		return nil
 	}
 	inv.printf("removed %s from %s\n", safe.Sanitize(pos[0]), safe.Sanitize(path))
+	return nil
+}
+
+// runRename is `rename OLD NEW`: the definition keeps every byte but its
+// name. Its approval follows it when the old definition was approved (the
+// digest covers the name, so the new name is approved anew); otherwise
+// the new name still needs one, as the old did.
+func runRename(ctx context.Context, inv *invocation, args []string) error {
+	fs := newFlagSet("rename")
+	var sf scopeFlags
+	sf.register(fs, "rename in")
+	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
+	pos, _, _, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usageErr("rename takes OLD and NEW")
+	}
+	old, name := pos[0], pos[1]
+	scope, err := sf.resolve(inv)
+	if err != nil {
+		return err
+	}
+	cfg, home, err := inv.loadConfig()
+	if err != nil {
+		return err
+	}
+	path := scopePath(inv, home, scope == config.ScopeProject)
+	ap, err := config.OpenApprovals(home)
+	if err != nil {
+		return inv.approvalsUnavailable(old, home, err)
+	}
+	was := config.NeverApproved
+	for _, s := range cfg.Servers {
+		if s.Name == old && s.Source == path {
+			was = ap.State(s)
+		}
+	}
+	s, err := config.RenameServer(path, scope, old, name)
+	if err != nil {
+		f := inv.configFailure(old, err).(*failure)
+		if o := cfg.Server(old); o != nil && errors.Is(err, config.ErrNotFound) && o.Scope != scope {
+			f.hints = []string{"it is in the " + o.Scope + " scope: " + inv.suggest("rename", "--scope", o.Scope, old, name)}
+		}
+		return f
+	}
+	approval := "not approved (" + was.String() + "): review it with " + inv.suggest("get", name) + ", then " + inv.suggest("approve", name)
+	if was == config.Approved {
+		if err := ap.Approve(s); err != nil {
+			return &failure{code: ExitConfig, server: name, phase: manager.PhaseApproval, err: err}
+		}
+		approval = "still approved"
+	}
+	if inv.json {
+		inv.writeJSON(configDoc{inv.header(true), []configResult{{Server: name, Source: path, Scope: scope, Result: "renamed",
+			Reason: "from " + old + "; " + approval, Warnings: []string{}}}})
+		return nil
+	}
+	inv.printf("renamed %s to %s in %s; %s\n", safe.Sanitize(old), safe.Sanitize(name), safe.Sanitize(path), approval)
 	return nil
 }
 

@@ -63,6 +63,8 @@ func TestReviewMasksLiteralCredentials(t *testing.T) {
 	if !strings.Contains(q.stdout, `"GITHUB_TOKEN": "ghp_…(14)"`) || !strings.Contains(q.stdout, `"MODE": "plain-mode"`) {
 		t.Errorf("get q:\n%s", q)
 	}
+	// approve expands first: PROJ_KEY must be set for p to run.
+	r.env = append(r.env, "PROJ_KEY=proj-key-value")
 	check(r.run(t, "approve", "p").want(t, 0), false)
 	res = r.run(t, "approve", "--all", "--project", "--yes")
 	if res.code == 2 { // --yes comes with issue 20, item 11

@@ -91,7 +91,7 @@ func shellQuote(w string) string {
 // that is one of them is no secret worth the name, and masking it would
 // garble every table.
 var ourWords = map[string]bool{
-	"approved": true, "never approved": true, "revoked": true, "changed": true, "invalid record": true,
+	"approved": true, "never approved": true, "revoked": true, "changed": true, "invalid record": true, "renewal required": true,
 	"approvals unavailable": true, "user": true, "project": true, "stdio": true, "http": true, "sse": true,
 	"disabled": true, "needs approval": true, "needs login": true, "idle": true, "connecting": true,
 	"connected": true, "failed": true, "true": true, "false": true, "null": true, "none": true, "tools": true,

@@ -35,10 +35,14 @@ const (
 	// created, so nothing can be approved ([Approvals.Err] says why).
 	// Approvals fail closed: such a server does not run.
 	Unavailable
+	// Outdated: the record was made by an older form of the digest (an
+	// older mcpwire, before the digest covered more): the definition has
+	// to be reviewed and approved again ("renewal required").
+	Outdated
 )
 
 // String returns "never approved", "approved", "revoked", "changed",
-// "invalid record" or "approvals unavailable".
+// "invalid record", "approvals unavailable" or "renewal required".
 func (st ApprovalState) String() string {
 	switch st {
 	case NeverApproved:
@@ -53,6 +57,8 @@ func (st ApprovalState) String() string {
 		return "invalid record"
 	case Unavailable:
 		return "approvals unavailable"
+	case Outdated:
+		return "renewal required"
 	}
 	return fmt.Sprintf("ApprovalState(%d)", int(st))
 }
@@ -104,13 +110,23 @@ const digestVersion = 2
 // bearerTokenEnvVar, and every other member as written; not
 // enabled/disabled, required or the tool filters.
 func Digest(key []byte, s *Server) string {
+	return digestForm(key, s, digestVersion)
+}
+
+// digestForm is the digest of s in the canonical form of a version: 1
+// (before issue 11: transport, command, args, env, cwd, url, headers,
+// timeout, oauth, the source and the name) or digestVersion. A record
+// that matches an older form reads Outdated, not Changed.
+func digestForm(key []byte, s *Server, version int) string {
 	c := canonicalDef{
-		Version: digestVersion, Source: s.Source, Name: s.Name, Dir: s.WorkDir(), Type: s.Type,
+		Version: version, Source: s.Source, Name: s.Name, Type: s.Type,
 		Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
 		URL: s.URL, Headers: s.Headers, TimeoutMS: s.Timeout.Milliseconds(),
-		Other:     otherMembers(s.Raw),
-		StartupMS: s.StartupTimeout.Milliseconds(), ToolMS: s.ToolTimeout.Milliseconds(),
-		Roots: s.Roots, EnvVars: s.EnvVars, EnvHeaders: s.EnvHeaders, BearerTokenEnvVar: s.BearerTokenEnvVar,
+	}
+	if version >= 2 {
+		c.Dir, c.Other = s.WorkDir(), otherMembers(s.Raw)
+		c.StartupMS, c.ToolMS = s.StartupTimeout.Milliseconds(), s.ToolTimeout.Milliseconds()
+		c.Roots, c.EnvVars, c.EnvHeaders, c.BearerTokenEnvVar = s.Roots, s.EnvVars, s.EnvHeaders, s.BearerTokenEnvVar
 	}
 	if c.TimeoutMS == 0 {
 		c.TimeoutMS = DefaultTimeout.Milliseconds()
@@ -336,6 +352,11 @@ func (a *Approvals) State(s *Server) ApprovalState {
 	if hmac.Equal(got, want) {
 		return Approved
 	}
+	for v := digestVersion - 1; v >= 1; v-- {
+		if old, _ := hex.DecodeString(digestForm(a.key, s, v)); hmac.Equal(got, old) {
+			return Outdated
+		}
+	}
 	return Changed
 }
 
@@ -354,6 +375,13 @@ func (a *Approvals) Approve(s *Server) error {
 	}
 	if !s.Valid() {
 		return fmt.Errorf("approving server %q: the definition is invalid: %w", s.Name, s.Err)
+	}
+	// What would not run is not approved: an unset variable, a URL that
+	// breaks the rules once expanded (Load expanded s when enabled; the
+	// caller expands a disabled one first, see [Server.ExpandLookup]).
+	var xe *ExpandError
+	if errors.As(s.Err, &xe) {
+		return fmt.Errorf("approving server %q: it would not run: %w", s.Name, s.Err)
 	}
 	data, err := readServerFile(s.Source, s.Scope)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -2,7 +2,9 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -423,5 +425,44 @@ func TestApproveInvalid(t *testing.T) {
 	a, _ := OpenApprovals(opts.Home)
 	if err := a.Approve(c.Server("a")); err == nil || !strings.Contains(err.Error(), "invalid") {
 		t.Errorf("approve invalid: %v", err)
+	}
+}
+
+// TestApprovalOutdated: a record made by the first form of the digest
+// (an older mcpwire) reads "renewal required", not "changed"; a record
+// that matches no form reads "changed"; approving again makes it approved.
+func TestApprovalOutdated(t *testing.T) {
+	opts := setup(t, "", `{"mcpServers": {"a": {"command": "a", "args": ["x"]}, "b": {"command": "b"}}}`)
+	c, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := LoadKey(opts.Home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa, sb := c.Server("a"), c.Server("b")
+	if digestForm(key, sa, 1) == Digest(key, sa) {
+		t.Fatal("the two forms agree: the test shows nothing")
+	}
+	src, _ := json.Marshal(sa.Source)
+	writeFile(t, filepath.Join(opts.Home, SettingsFileName), fmt.Sprintf(
+		`{"capabilities": {"mcp_approvals": {%s: {"a": {"version": 1, "digest": %q}, "b": {"version": 1, "digest": %q}}}}}`,
+		src, digestForm(key, sa, 1), digestForm(key, sa, 1)))
+	a, err := OpenApprovals(opts.Home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := a.State(sa); st != Outdated || st.String() != "renewal required" {
+		t.Errorf("a record of digest form 1: %v, want renewal required", st)
+	}
+	if st := a.State(sb); st != Changed {
+		t.Errorf("a record of another definition: %v, want changed", st)
+	}
+	if err := a.Approve(sa); err != nil {
+		t.Fatal(err)
+	}
+	if st := a.State(sa); st != Approved {
+		t.Errorf("approved again: %v", st)
 	}
 }

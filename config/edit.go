@@ -24,6 +24,8 @@ type Entry struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	OAuth   *OAuth            `json:"oauth,omitempty"`
 	Timeout float64           `json:"timeout,omitempty"` // seconds; 0 = the default
+	// BearerTokenEnvVar names a variable sent as "Authorization: Bearer".
+	BearerTokenEnvVar string `json:"bearerTokenEnvVar,omitempty"`
 }
 
 // lockForEdit takes the lock of a server file (safe.Lock) for a
@@ -93,6 +95,18 @@ func findEntry(path string, pf *parsedFile, name string) (*jnode, int, error) {
 // that is not valid JSON. It returns the server as Load would read it from
 // the written file (unexpanded), ready for [Approvals.Approve].
 func AddServer(path, scope, name string, entry any) (*Server, error) {
+	return putServer(path, scope, name, entry, false)
+}
+
+// ReplaceServer is [AddServer] for a name the file has already: its
+// definition is replaced, in place, whole (ErrNotFound when there is
+// none). The rest of the file stays as it is.
+func ReplaceServer(path, scope, name string, entry any) (*Server, error) {
+	return putServer(path, scope, name, entry, true)
+}
+
+// putServer adds (or with replace, replaces) the entry name.
+func putServer(path, scope, name string, entry any, replace bool) (*Server, error) {
 	if err := ValidName(name); err != nil {
 		return nil, fmt.Errorf("adding server: %v", err)
 	}
@@ -130,12 +144,23 @@ func AddServer(path, scope, name string, entry any) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("adding server %q: %w", name, err)
 	}
+	var out []byte
+	if replace {
+		cont, idx, err := findEntry(path, pf, name)
+		if err != nil {
+			return nil, fmt.Errorf("replacing server: %w", err)
+		}
+		out, err = setMember(data, cont, cont.members[idx].key, raw)
+		if err != nil {
+			return nil, fmt.Errorf("replacing server %q in %s: %v", name, path, err)
+		}
+		return checkAndWrite(path, scope, name, out)
+	}
 	for _, s := range pf.servers {
 		if s.Name == name {
 			return nil, fmt.Errorf("adding server %q to %s: %w", name, path, ErrNameInUse)
 		}
 	}
-	var out []byte
 	if m, _ := pf.root.lookup("mcpServers"); m != nil {
 		out, err = insertMember(data, m.val, name, raw)
 	} else if m, _ := pf.root.lookup("servers"); m != nil {
@@ -146,6 +171,13 @@ func AddServer(path, scope, name string, entry any) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("adding server %q to %s: %v", name, path, err)
 	}
+	return checkAndWrite(path, scope, name, out)
+}
+
+// checkAndWrite writes out, the file at path with the entry name added or
+// changed, once the entry reads back valid; it returns the entry as Load
+// would read it.
+func checkAndWrite(path, scope, name string, out []byte) (*Server, error) {
 	after, err := parseFile(path, scope, out)
 	if err != nil {
 		return nil, fmt.Errorf("adding server %q to %s: %v", name, path, err)
@@ -166,6 +198,37 @@ func AddServer(path, scope, name string, entry any) (*Server, error) {
 		return nil, fmt.Errorf("adding server %q: %v", name, err)
 	}
 	return added, nil
+}
+
+// RenameServer renames the server old to name in the file at path,
+// keeping the rest of the file (the definition too) as it is. It refuses
+// a name the file has already (ErrNameInUse) and an old name it has not
+// (ErrNotFound). It returns the server as Load would read it; its
+// approval is the caller's to carry over (the digest covers the name).
+func RenameServer(path, scope, old, name string) (*Server, error) {
+	if err := ValidName(name); err != nil {
+		return nil, fmt.Errorf("renaming server %q: %v", old, err)
+	}
+	unlock, err := lockForEdit(path)
+	if err != nil {
+		return nil, fmt.Errorf("renaming server %q: %w", old, err)
+	}
+	defer unlock()
+	data, pf, err := readForEdit(path)
+	if err != nil {
+		return nil, fmt.Errorf("renaming server %q: %w", old, err)
+	}
+	cont, idx, err := findEntry(path, pf, old)
+	if err != nil {
+		return nil, fmt.Errorf("renaming server: %w", err)
+	}
+	for _, s := range pf.servers {
+		if s.Name == name {
+			return nil, fmt.Errorf("renaming server %q to %q in %s: %w", old, name, path, ErrNameInUse)
+		}
+	}
+	m := cont.members[idx]
+	return checkAndWrite(path, scope, name, splice(data, m.keyStart, m.keyEnd, marshalString(name)))
 }
 
 // RemoveServer removes the server name from the file at path, keeping the

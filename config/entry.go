@@ -185,6 +185,13 @@ func (p *entryParser) checkTokens() {
 	if p.oauthAt >= 0 && hasAuth(s.Headers) {
 		p.fail(p.oauthAt, "oauth", "oauth and a static Authorization header exclude each other; keep one")
 	}
+	for _, hs := range []map[string]string{s.Headers, s.EnvHeaders} {
+		for k := range hs {
+			if p.oauthAt >= 0 && strings.EqualFold(k, "Proxy-Authorization") {
+				p.fail(p.oauthAt, "oauth", "oauth and a Proxy-Authorization header exclude each other, as with Authorization; keep one")
+			}
+		}
+	}
 	if p.bearerAt >= 0 {
 		if p.oauthAt >= 0 {
 			p.fail(p.bearerAt, "bearerTokenEnvVar", "oauth and bearerTokenEnvVar exclude each other; keep one")
