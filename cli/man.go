@@ -73,9 +73,12 @@ mcpwire import --from claude-desktop`},
 }
 
 // manPage is the manual page, in roff, made from the command table.
+// Every text of it goes through roff (safe.Roff), so that no word of a
+// command's help becomes a request (TestEscaperWriters holds this
+// function to that).
 func manPage() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, ".TH MCPWIRE 1 \"\" \"mcpwire %s\" \"User Commands\"\n", clientVersion())
+	fmt.Fprintf(&b, ".TH MCPWIRE 1 \"\" \"mcpwire %s\" \"User Commands\"\n", roff(clientVersion()))
 	b.WriteString(".SH NAME\nmcpwire \\- a client for MCP (Model Context Protocol) servers\n")
 	b.WriteString(".SH SYNOPSIS\n.B mcpwire\n.RB [ \\-\\-home\n.IR DIR ]\n.I command\n.RI [ arguments ]\n")
 	b.WriteString(".SH DESCRIPTION\n")
@@ -102,7 +105,7 @@ func manPage() string {
 		b.WriteString(".RE\n")
 	}
 	for _, s := range manSections {
-		fmt.Fprintf(&b, ".SH %s\n", s.title)
+		fmt.Fprintf(&b, ".SH %s\n", roff(s.title))
 		switch s.title {
 		case "GLOBAL FLAGS", "ENVIRONMENT", "FILES":
 			lines := strings.Split(s.body, "\n")
