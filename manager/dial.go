@@ -1,3 +1,7 @@
+// This file holds Dial, the one connection to one server that the
+// Manager makes for each of its servers and that the single-server
+// commands (call, test, doctor, probe, login's check) make directly.
+
 package manager
 
 import (

@@ -1,3 +1,9 @@
+// This file holds Doctor, a service of one server at a time beside the
+// Manager (which never calls it): the diagnosis of `mcpwire doctor`,
+// phase by phase (definition, command or DNS and TLS, spawn or HTTP,
+// OAuth discovery and the login state in a Home, initialize, version,
+// tools), each with a verdict and what to do. It changes nothing.
+
 package manager
 
 import (

@@ -1,3 +1,8 @@
+// This file holds Probe, a service of one server at a time beside the
+// Manager (which never calls it): `mcpwire probe` connects once as a
+// dual-era client, then once per supported revision pinned, and says
+// which eras and revisions the server accepts.
+
 package manager
 
 import (
