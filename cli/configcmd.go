@@ -335,6 +335,10 @@ func (inv *invocation) approveAll(ctx context.Context, project, yes bool) error 
 			e.Result, e.Reason = "skipped", "revoked; approve it by name to run it again: "+inv.suggest("approve", s.Name)
 		case !s.Enabled:
 			e.Result, e.Reason = "skipped", "disabled; enable it, then approve it by name: "+inv.suggest("approve", s.Name)
+		case s.ImportedFrom != "" && !project:
+			// A project's text in the user's file: not the user's own, so
+			// never approved wholesale with it.
+			e.Result, e.Reason = "skipped", "imported from a project's file ("+safe.Sanitize(s.ImportedFrom)+"); review it, then approve it by name: "+inv.suggest("approve", s.Name)
 		default:
 			def, err := config.ReviewJSON(s)
 			if err == nil {

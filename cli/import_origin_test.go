@@ -17,6 +17,7 @@ import (
 // the user's (issue 20, item 6).
 func TestImportKeepsProjectOrigin(t *testing.T) {
 	r := newRunner(t)
+	r.env = append(r.env, "GITHUB_TOKEN=env-value-for-the-args-0123")
 	userHome := filepath.Dir(r.home)
 	writeJSON(t, filepath.Join(r.dir, ".cursor", "mcp.json"), map[string]any{"mcpServers": map[string]any{
 		"repo": map[string]any{"command": "node", "args": []string{"server.js", "${GITHUB_TOKEN}"},
@@ -74,6 +75,13 @@ func TestImportKeepsProjectOrigin(t *testing.T) {
 		t.Errorf("the written entry is not the definition as it was:\n%s", written)
 	}
 
+	// approve --all approves the user's own file only: not the
+	// repository's entries written there.
+	res = r.run(t, "approve", "--all").want(t, 0)
+	if !strings.Contains(res.stdout, "skipped repo") || !strings.Contains(res.stdout, "imported from a project's file") || !strings.Contains(res.stdout, "approved mine") {
+		t.Errorf("approve --all:\n%s", res)
+	}
+	r.run(t, "revoke", "mine").want(t, 0)
 	for _, name := range []string{"repo", "cc-local"} {
 		res := r.run(t, "approve", name).want(t, 0)
 		out := res.stderr
@@ -95,7 +103,7 @@ func TestImportKeepsProjectOrigin(t *testing.T) {
 	// The user's own entries stay the user's: values masked, no
 	// project warnings.
 	res = r.run(t, "approve", "mine").want(t, 0)
-	if strings.Contains(res.stderr, "user-own-value-123") || strings.Contains(res.stderr, "imported from") {
+	if res.code != 0 || strings.Contains(res.stderr, "user-own-value-123") || strings.Contains(res.stderr, "imported from") {
 		t.Errorf("the user's own entry is reviewed as a project's:\n%s", res)
 	}
 	res = r.run(t, "get", "cc-user").want(t, 0)

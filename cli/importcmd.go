@@ -144,7 +144,7 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 			if im.Origin == config.OriginProject {
 				// A project's text: shown as its review will show it.
 				s.Definition = im.Entry.Reviewed()
-				s.Notes = append(s.Notes, "a project's definition (from "+im.Scope+" scope): written with importedFrom, so that approve reviews it as the project's text, not as yours")
+				s.Notes = append(s.Notes, "a project's definition ("+im.Scope+" scope of "+from+"): written with importedFrom, reviewed as the project's text, not as yours")
 			} else {
 				// The user's own file: its literal values are secrets.
 				for _, v := range im.Entry.Env {
@@ -277,12 +277,16 @@ func (inv *invocation) printImport(rep *importReport) {
 		return
 	}
 	rows := [][]string{{"NAME", "TRANSPORT", "TARGET", "ACTION"}}
-	var adding []string
+	var adding, theirs []string
 	for _, s := range rep.Servers {
 		action := s.Action
 		switch s.Action {
 		case "add", "added":
 			adding = append(adding, s.Name)
+			if s.Origin == config.OriginProject {
+				theirs = append(theirs, s.Name)
+				action += " (a project's)"
+			}
 			if s.Definition.Disabled {
 				action += " (disabled)"
 			}
@@ -320,5 +324,9 @@ func (inv *invocation) printImport(rep *importReport) {
 	default:
 		inv.printf("added %s to %s (%s scope); they run only once approved.\n", strings.Join(adding, ", "), rep.File, rep.Scope)
 		inv.printf("review each (%s NAME), then: %s NAME\n", inv.suggest("get"), inv.suggest("approve"))
+	}
+	if len(theirs) > 0 && len(adding) > 0 {
+		inv.printf("%s came from a project's file: written with importedFrom, each is reviewed as that project's text wherever it goes, and approved by name only\n",
+			safe.Sanitize(strings.Join(theirs, ", ")))
 	}
 }

@@ -14,6 +14,7 @@ import (
 // in full (issue 20, item 5).
 func TestReviewMasksLiteralCredentials(t *testing.T) {
 	r := newRunner(t)
+	r.env = append(r.env, "PROJ_KEY=env-value-of-proj-key-0123")
 	writeJSON(t, filepath.Join(r.dir, ".mcp.json"), map[string]any{"mcpServers": map[string]any{
 		"p": map[string]any{"url": "https://p.example/mcp", "headers": map[string]string{
 			"Authorization": "Bearer proj-token-xyz", "X-Trace": "visible-trace-value", "X-Api-Key": "${PROJ_KEY}"}},
