@@ -55,7 +55,10 @@ func runCompletion(ctx context.Context, inv *invocation, args []string) error {
 }
 
 // runCompleteWords is the hidden `mcpwire __complete servers`: the
-// configured servers' names, one a line, for the completion scripts.
+// configured servers' names, one a line, for the completion scripts. Only
+// valid names ([config.ValidName]: letters, digits, _ - .) are given: a
+// project file's other names may hold what a shell would run or expand,
+// and no script must ever see them. The scripts check the names again.
 func runCompleteWords(ctx context.Context, inv *invocation, args []string) error {
 	if len(args) != 1 || args[0] != "servers" {
 		return usageErr("__complete takes: servers")
@@ -74,7 +77,9 @@ func runCompleteWords(ctx context.Context, inv *invocation, args []string) error
 	}
 	var names []string
 	for _, s := range cfg.Servers {
-		names = append(names, s.Name)
+		if config.ValidName(s.Name) == nil {
+			names = append(names, s.Name)
+		}
 	}
 	sort.Strings(names)
 	for _, n := range names {
@@ -97,6 +102,19 @@ var completionWords = map[string][]string{
 func bashCompletion() string {
 	var b strings.Builder
 	b.WriteString(`# bash completion for mcpwire (made by: mcpwire completion bash)
+# Words reach COMPREPLY one a line, as they are: never through compgen -W
+# or an unquoted $(...), which would expand them.
+_mcpwire_add() {
+    local w
+    while IFS= read -r w; do COMPREPLY+=("$w"); done
+}
+# The configured servers whose name is valid and starts with $cur.
+_mcpwire_servers() {
+    local name re='^[A-Za-z0-9_][A-Za-z0-9_.-]*$'
+    while IFS= read -r name; do
+        [[ $name =~ $re && $name == "$cur"* ]] && COMPREPLY+=("$name")
+    done < <(mcpwire "${home[@]}" __complete servers 2>/dev/null)
+}
 _mcpwire() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local i cmd= home=() nargs=0
@@ -109,6 +127,7 @@ _mcpwire() {
         esac
     done
     local flags= values= words=
+    COMPREPLY=()
     case $cmd in
 `)
 	for _, c := range visibleCommands() {
@@ -130,34 +149,35 @@ _mcpwire() {
 		if len(k) == 1 {
 			dashes = "-"
 		}
-		fmt.Fprintf(&b, "    %s%s) COMPREPLY=($(compgen -W %s -- \"$cur\")); return 0 ;;\n", dashes, k, shellQuote(strings.Join(completionWords[k], " ")))
+		fmt.Fprintf(&b, "    %s%s) _mcpwire_add < <(compgen -W %s -- \"$cur\"); return 0 ;;\n", dashes, k, shellQuote(strings.Join(completionWords[k], " ")))
 	}
-	b.WriteString(`    --home) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
+	b.WriteString(`    --home) _mcpwire_add < <(compgen -d -- "$cur"); return 0 ;;
     esac
     if [[ $values == *" $prev "* ]]; then
-        COMPREPLY=($(compgen -f -- "$cur"))
+        compopt -o filenames 2>/dev/null  # bash quotes the file names it inserts
+        _mcpwire_add < <(compgen -f -- "$cur")
         return 0
     fi
     if [[ -z $cmd ]]; then
-        COMPREPLY=($(compgen -W "$(printf '%s ' `)
+        _mcpwire_add < <(compgen -W "$(printf '%s ' `)
 	var names []string
 	for _, c := range visibleCommands() {
 		names = append(names, c.name)
 	}
 	b.WriteString(shellQuote(strings.Join(names, " ")))
-	b.WriteString(`) help --home --help --version" -- "$cur"))
+	b.WriteString(`) help --home --help --version" -- "$cur")
         return 0
     fi
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$flags --home --help" -- "$cur"))
+        _mcpwire_add < <(compgen -W "$flags --home --help" -- "$cur")
         return 0
     fi
     case $cmd in
-    help) ((nargs == 0)) && COMPREPLY=($(compgen -W "$(printf '%s ' `)
+    help) ((nargs == 0)) && _mcpwire_add < <(compgen -W "$(printf '%s ' `)
 	b.WriteString(shellQuote(strings.Join(names, " ")))
-	b.WriteString(`)" -- "$cur")) ;;
-    completion) ((nargs == 0)) && COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
-    diff) COMPREPLY=($(compgen -W "$(mcpwire "${home[@]}" __complete servers 2>/dev/null)" -- "$cur") $(compgen -f -- "$cur")) ;;
+	b.WriteString(`)" -- "$cur") ;;
+    completion) ((nargs == 0)) && _mcpwire_add < <(compgen -W "bash zsh fish" -- "$cur") ;;
+    diff) _mcpwire_servers; compopt -o filenames 2>/dev/null; _mcpwire_add < <(compgen -f -- "$cur") ;;
 `)
 	var serverCmds []string
 	for _, c := range visibleCommands() {
@@ -165,7 +185,7 @@ _mcpwire() {
 			serverCmds = append(serverCmds, c.name)
 		}
 	}
-	fmt.Fprintf(&b, "    %s) ((nargs == 0)) && COMPREPLY=($(compgen -W \"$(mcpwire \"${home[@]}\" __complete servers 2>/dev/null)\" -- \"$cur\")) ;;\n", strings.Join(serverCmds, "|"))
+	fmt.Fprintf(&b, "    %s) ((nargs == 0)) && _mcpwire_servers ;;\n", strings.Join(serverCmds, "|"))
 	b.WriteString(`    esac
     return 0
 }
@@ -186,10 +206,16 @@ func zshCompletion() string {
 	b.WriteString(`#compdef mcpwire
 # zsh completion for mcpwire (made by: mcpwire completion zsh)
 
+# The configured servers whose name is valid, added as words (compadd
+# quotes what it inserts; nothing is evaluated).
 _mcpwire_servers() {
   local -a servers
-  servers=(${(f)"$(mcpwire __complete servers 2>/dev/null)"})
-  _describe -t servers 'configured server' servers
+  local name
+  for name in ${(f)"$(mcpwire __complete servers 2>/dev/null)"}; do
+    [[ $name =~ '^[A-Za-z0-9_][A-Za-z0-9_.-]*$' ]] && servers+=("$name")
+  done
+  local expl
+  _wanted servers expl 'configured server' compadd -- "${servers[@]}"
 }
 
 _mcpwire() {
@@ -286,7 +312,9 @@ complete -c mcpwire -l home -r -F -d 'the home folder'
 			fmt.Fprintf(&b, "complete -c mcpwire -n '__fish_seen_subcommand_from %s' %s%s -d %s\n", c.name, opt, extra, fishQuote(f.Usage))
 		}
 	}
-	fmt.Fprintf(&b, "complete -c mcpwire -n '__fish_seen_subcommand_from %s' -a '(mcpwire __complete servers 2>/dev/null)' -d 'configured server'\n", strings.Join(serverCmds, " "))
+	// The names come one a line, valid ones only (checked again here);
+	// fish takes each line as one literal word.
+	fmt.Fprintf(&b, "complete -c mcpwire -n '__fish_seen_subcommand_from %s' -a '(mcpwire __complete servers 2>/dev/null | string match -r -- \\'^[A-Za-z0-9_][A-Za-z0-9_.-]*$\\')' -d 'configured server'\n", strings.Join(serverCmds, " "))
 	b.WriteString("complete -c mcpwire -n '__fish_seen_subcommand_from diff' -F\n")
 	return b.String()
 }
