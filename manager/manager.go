@@ -152,6 +152,7 @@ type Options struct {
 type Manager struct {
 	opts   Options
 	events *dispatcher
+	masks  masker // the configured secrets, masked in what the Manager hands out
 
 	// ctx ends when the Manager closes; starts and refreshes under way
 	// give up then.
@@ -215,6 +216,7 @@ func New(opts Options) (*Manager, error) {
 		return nil, fmt.Errorf("manager: cannot pin protocol version %q: mcpwire speaks %s", v, strings.Join(protocol.SupportedVersions(), ", "))
 	}
 	m := &Manager{opts: opts, events: newDispatcher()}
+	m.masks.learnConfig(opts.Config)
 	if opts.ReapOrphans {
 		m.reaper, _ = transport.NewReaper() // without it, groups alone are stopped
 	}
@@ -269,12 +271,6 @@ func (m *Manager) approvals() *config.Approvals {
 // Home returns the home folder of the Manager (Options.Home, or the
 // default one): for Login, Logout and what else lives there.
 func (m *Manager) Home() *Home { return m.opts.Home }
-
-func (m *Manager) logf(format string, args ...any) {
-	if m.opts.Logf != nil {
-		m.opts.Logf(format, args...)
-	}
-}
 
 // list returns the servers, or an error when the Manager is closed.
 func (m *Manager) list() ([]*server, error) {
@@ -558,6 +554,7 @@ func (m *Manager) Restart(ctx context.Context, name string) error {
 // be used (it became invalid, or a variable is unset) keeps running as
 // it was; its state's ReloadErr says why.
 func (m *Manager) Update(cfg *config.Config) {
+	m.masks.learnConfig(cfg)
 	approvals := m.approvals()
 	fresh := make([]*server, len(cfg.Servers))
 	for i, def := range cfg.Servers {

@@ -235,6 +235,7 @@ func (s *server) start(done chan struct{}) {
 		spec = &pinned
 	}
 	m.logf("%s: starting", name)
+	m.learnTokens(s.def)
 	conn, err := Dial(ctx, spec, opts)
 	var tools []*protocol.Tool
 	if err == nil && conn.Init().Capabilities.Tools != nil {
@@ -537,6 +538,11 @@ func (s *server) session(ctx context.Context) (*Conn, error) {
 // closes the breaker and tells that the server recovered. The error is a
 // *ServerError of phase.
 func (s *server) use(ctx context.Context, phase string, op func(*Conn) error) error {
+	return s.m.masks.err(s.use1(ctx, phase, op))
+}
+
+// use1 is use, its errors not masked.
+func (s *server) use1(ctx context.Context, phase string, op func(*Conn) error) error {
 	conn, err := s.session(ctx)
 	if err != nil {
 		return err
@@ -675,7 +681,7 @@ func (s *server) snapshotLocked() ServerState {
 			st.State = StateIdle
 		}
 	}
-	return st
+	return s.m.masks.state(st)
 }
 
 // restart ends the session, if any, forgets failures and the breaker,

@@ -1,0 +1,160 @@
+package manager
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/oauth"
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// echoAuthServer is a legacy streamable HTTP server (JSON answers) that
+// puts the Authorization header it was sent into its errors: under
+// /init it fails initialize with it, elsewhere tools/call fails with it
+// (in the message and in the data).
+func echoAuthServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(body, &req) != nil || req.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		auth := r.Header.Get("Authorization")
+		fail := func(msg string) string {
+			m, _ := json.Marshal(msg + auth)
+			a, _ := json.Marshal(auth)
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32001,"message":%s,"data":{"got":%s}}}`, req.ID, m, a)
+		}
+		var out string
+		switch {
+		case req.Method == "initialize" && strings.HasSuffix(r.URL.Path, "/init"):
+			out = fail("this credential is not welcome here: ")
+		case req.Method == "initialize":
+			out = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"echo","version":"1"}}}`, req.ID, req.Params.ProtocolVersion)
+		case req.Method == "tools/list":
+			out = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`, req.ID)
+		default:
+			out = fail("refused, you sent ")
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestSecretsMaskedForTheEmbedder: a server that echoes the bearer token
+// it was sent (from ${VAR}, or from the home's token file) in its errors
+// reaches the embedder only masked: in Logf, the state, the notices and
+// the errors of Call, which errors.As still takes apart.
+func TestSecretsMaskedForTheEmbedder(t *testing.T) {
+	const varToken = "var-token-5f1d9c2e7a"
+	const fileToken = "file-token-8b3e6a0c4d"
+	srv := echoAuthServer(t)
+	home := t.TempDir()
+	cfgText := fmt.Sprintf(`{"mcpServers": {
+		"init": {"url": %[1]q, "headers": {"Authorization": "Bearer ${MY_TOKEN}"}, "protocolVersion": "2025-11-25"},
+		"call": {"url": %[2]q, "headers": {"Authorization": "Bearer ${MY_TOKEN}"}, "protocolVersion": "2025-11-25"},
+		"stored": {"url": %[2]q, "protocolVersion": "2025-11-25"}
+	}}`, srv.URL+"/init", srv.URL+"/mcp")
+	if err := os.WriteFile(filepath.Join(home, config.FileName), []byte(cfgText), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	resource, err := oauth.CanonicalResource(srv.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := oauth.NewStore(home).Save("stored", &oauth.Record{Resource: resource,
+		Token: &oauth.Token{AccessToken: fileToken, TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)}}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.LoadOptions{Home: home, Dir: t.TempDir(),
+		Getenv: func(k string) string {
+			if k == "MY_TOKEN" {
+				return varToken
+			}
+			return ""
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []string // everything the Manager handed out, as text
+	keep := func(s string) {
+		mu.Lock()
+		seen = append(seen, s)
+		mu.Unlock()
+	}
+	h, err := OpenHome(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Options{Config: cfg, Home: h, TrustAll: true, StartupTimeout: 20 * time.Second,
+		Logf:     func(format string, args ...any) { keep(fmt.Sprintf(format, args...)) },
+		OnNotice: func(n Notice) { keep(fmt.Sprintf("%v %v", n.State.Err, n.State)) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	tools := mustTools(t, m)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, server := range []string{"call", "stored"} {
+		_, err := m.Call(ctx, toolNamed(t, tools, server, "t"), nil)
+		if err == nil {
+			t.Fatalf("%s: the call succeeded", server)
+		}
+		keep(err.Error())
+		var se *ServerError
+		var je *protocol.Error
+		if !errors.As(err, &se) || !errors.As(err, &je) || je.Code != -32001 {
+			t.Errorf("%s: the error %v (%T) lost its types", server, err, err)
+		} else {
+			keep(je.Message + string(je.Data) + se.Stderr)
+			if !strings.Contains(je.Message, "refused, you sent ") || !strings.Contains(je.Message, "***") {
+				t.Errorf("%s: the message says %q", server, je.Message)
+			}
+		}
+	}
+	for _, st := range m.States() {
+		keep(fmt.Sprintf("%v %v %v %+v", st.Err, st.RefreshErr, st.ReloadErr, st))
+		if st.Name == "init" && (st.Err == nil || !strings.Contains(st.Err.Error(), "not welcome here: ***")) {
+			t.Errorf("init's state: %v", st.Err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) < 5 {
+		t.Fatalf("only %d texts seen: %q", len(seen), seen)
+	}
+	for _, s := range seen {
+		if strings.Contains(s, varToken) || strings.Contains(s, fileToken) {
+			t.Errorf("a secret reached the embedder: %q", s)
+		}
+	}
+}
