@@ -153,7 +153,8 @@ func TestEscaperCommands(t *testing.T) {
 		{"call", url, tool}, {"call", "h", tool, "arg " + hostile.Strings[11].S + "=" + argv}, {"call", url, "nosuch " + argv},
 		{"read", url, res}, {"read", url, "nosuch" + argv},
 		{"prompt", url, prompt}, {"prompt", url, "nosuch " + argv},
-		{"doctor", url}, {"doctor", "h"}, {"probe", url},
+		{"doctor", url}, {"doctor", "h"}, {"probe", url}, {"list", "--strict"},
+		{"call", url, hostile.ToolName(hostile.Strings[7]), "--events"}, {"test", "--verbose", url},
 		{"import", "--from", "cursor"}, {"approve", "--all", "--project"}, {"approve", "q" + hostile.Strings[5].Name},
 	} {
 		runs = append(runs, walkRun{args: args, sink: sinkTerminal}, walkRun{args: append(args, "--json"), sink: sinkJSON})

@@ -441,7 +441,38 @@ func FuzzShellQuote(f *testing.F) {
 		if err := checkShell(in, ShellQuote(in)); err != nil {
 			t.Fatalf("ShellQuote(%q) = %q: %v", in, ShellQuote(in), err)
 		}
+		if got, err := fishWord(FishQuote(in)); err != nil || got != in {
+			t.Fatalf("FishQuote(%q) = %q reads as %q: %v", in, FishQuote(in), got, err)
+		}
 	})
+}
+
+// fishWord reads one word the way fish does, for the forms FishQuote
+// writes: plain characters, or one single-quoted part in which \\ and
+// \' are a backslash and a quote.
+func fishWord(w string) (string, error) {
+	if w == "" || w[0] != '\'' {
+		if _, err := posixWord(w); err != nil || strings.Contains(w, `\`) {
+			return "", fmt.Errorf("not plain: %q", w)
+		}
+		return w, nil
+	}
+	var b strings.Builder
+	for i := 1; i < len(w); i++ {
+		switch c := w[i]; {
+		case c == '\\' && i+1 < len(w) && (w[i+1] == '\\' || w[i+1] == '\''):
+			b.WriteByte(w[i+1])
+			i++
+		case c == '\'':
+			if i != len(w)-1 {
+				return "", errors.New("text after the closing quote")
+			}
+			return b.String(), nil
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", errors.New("unterminated quote")
 }
 
 func FuzzRoff(f *testing.F) {
