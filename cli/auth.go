@@ -22,16 +22,15 @@ func openHome(home string) *manager.Home {
 	return h
 }
 
-// authStatus is a server's login state for list: "-" for stdio, "not
-// needed" for an HTTP server with no token file and no oauth section,
-// else what its token file says.
-func (inv *invocation) authStatus(h *manager.Home, s *config.Server) string {
+// authState is a server's login state for list, with a warning about its
+// token file said once.
+func (inv *invocation) authState(h *manager.Home, s *config.Server) manager.AuthState {
 	st := h.AuthFor(s)
 	if st.Warning != "" {
 		inv.say("warning: %s: %s\n", s.Name, safe.Sanitize(st.Warning))
 	}
 	inv.tokenSecrets(h, s.Name)
-	return st.State.String()
+	return st.State
 }
 
 // needsLogin says whether an HTTP server has no usable token when it is

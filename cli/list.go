@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 )
@@ -85,26 +84,25 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		_ = m.Wait(ctx)
 		stop()
 	}
-	approvals, _ := config.OpenApprovals(home)
+	approvals, _ := h.Approvals()
 	states := m.States()
 	entries := make([]listEntry, len(cfg.Servers))
 	doc := &listDoc{Warnings: nonNil(cfg.Warnings)}
 	for i, s := range cfg.Servers {
 		e := listEntry{Server: s.Name, Source: s.Source, Scope: s.Scope, Transport: s.Type, Target: s.Target(),
-			Enabled: s.Enabled, Approval: approvals.State(s).String(), Auth: inv.authStatus(h, s)}
-		if e.Auth == "-" {
-			e.Auth = "none"
-		}
+			Enabled: s.Enabled, Approval: approvals.State(s).String()}
+		auth := inv.authState(h, s)
 		st := states[i]
 		e.State = string(st.State)
-		if st.State == manager.StateNeedsLogin {
-			// The server said so (401), whatever the token file says.
-			switch e.Auth {
-			case "not needed":
-				e.Auth = "needed"
-			case "authenticated", "refreshable":
-				e.Auth = "rejected"
-			}
+		switch {
+		case auth == manager.AuthNotApplicable:
+			e.Auth = "none"
+		case st.State == manager.StateNeedsLogin && auth == manager.AuthNotNeeded:
+			e.Auth = "needed" // the server said so (401), whatever the token file says
+		case st.State == manager.StateNeedsLogin && auth.Usable():
+			e.Auth = "rejected"
+		default:
+			e.Auth = auth.String()
 		}
 		if st.State == manager.StateConnected {
 			e.Protocol, e.Era, e.ToolCount = st.ProtocolVersion, string(st.Era), st.Tools
