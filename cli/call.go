@@ -79,7 +79,7 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 		}
 		if !found {
 			f := fail(ExitUsage, phaseUsage, fmt.Errorf("%s has no tool %q", t.spec.Name, toolName))
-			f.server = t.spec.Name
+			f.server, f.kind = t.spec.Name, codeToolNotFound
 			if c := closest(toolName, names); c != "" {
 				f.hints = append(f.hints, "did you mean "+c+"?")
 			}

@@ -74,7 +74,8 @@ func (inv *invocation) lookup(cfg *config.Config, name string) (*config.Server, 
 			sort.Strings(names)
 			hint = "configured servers: " + strings.Join(names, ", ")
 		}
-		return nil, &failure{code: ExitConfig, phase: manager.PhaseConfig, err: fmt.Errorf("no server named %q in %s", name, configPaths(cfg)), hints: []string{hint}}
+		return nil, &failure{code: ExitConfig, phase: manager.PhaseConfig, kind: codeServerNotFound,
+			err: fmt.Errorf("no server named %q in %s", name, configPaths(cfg)), hints: []string{hint}}
 	}
 	return s, nil
 }

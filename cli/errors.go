@@ -21,6 +21,9 @@ type failure struct {
 	err    error
 	hints  []string
 	stderr string // the last lines of a stdio server's stderr
+	// kind is the machine code (codes.go) when its maker knows better
+	// than the exit code and phase; "" lets errorCode derive it.
+	kind string
 }
 
 func (f *failure) Error() string {

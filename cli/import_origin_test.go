@@ -37,7 +37,7 @@ func TestImportKeepsProjectOrigin(t *testing.T) {
 	res := r.run(t, "import", "--from", "cursor", "--json").want(t, 0)
 	var doc struct {
 		Servers []struct {
-			Name       string `json:"name"`
+			Name       string `json:"server"`
 			Origin     string `json:"origin"`
 			Definition struct {
 				Env          map[string]string `json:"env"`
@@ -82,6 +82,7 @@ func TestImportKeepsProjectOrigin(t *testing.T) {
 		t.Errorf("approve --all:\n%s", res)
 	}
 	r.run(t, "revoke", "mine").want(t, 0)
+	r.env = append(r.env, "GITHUB_TOKEN=gh-test-token") // approve expands first: what would not run is refused
 	for _, name := range []string{"repo", "cc-local"} {
 		res := r.run(t, "approve", name).want(t, 0)
 		out := res.stderr

@@ -18,7 +18,7 @@ import (
 
 // importServer is one server of `mcpwire import --json`.
 type importServer struct {
-	Name        string `json:"name"`
+	Name        string `json:"server"`
 	Source      string `json:"source"`      // the client's file
 	SourceScope string `json:"sourceScope"` // user, project, local (claude-code) or file
 	// Origin is whose text the entry is: "user" (the client's user

@@ -111,7 +111,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 			}
 		}
 		if st.Err != nil && st.State != manager.StateConnected {
-			e.Error = &jsonError{Server: s.Name, Phase: st.Phase, Message: safe.Sanitize(st.Err.Error()), Hints: []string{}}
+			e.Error = &jsonError{Server: s.Name, Phase: st.Phase, Code: stateCode(st.State, st.Phase, st.Err), Message: safe.Sanitize(st.Err.Error()), Hints: []string{}}
 			if st.State == manager.StateNeedsLogin {
 				e.Error.Hints = append(e.Error.Hints, "log in: "+inv.suggest("login", s.Name))
 			}

@@ -51,10 +51,13 @@ type loginDoc struct {
 	Scopes          []string `json:"scopes"`
 	Refreshable     bool     `json:"refreshable"`
 	Expires         string   `json:"expires"` // RFC 3339, UTC; "" when the token does not expire or none was issued
+	// AuthorizationURL is the address the browser was sent to (or, with
+	// --no-browser, shown); "" when the login needed none.
+	AuthorizationURL string `json:"authorizationUrl"`
 }
 
-// loginEvent is the line login prints on stdout with --json or --events
-// when it opens the browser, so that an agent can show the address.
+// loginEvent is the line login prints on stdout with --events when it
+// opens the browser, so that an agent can show the address as it waits.
 type loginEvent struct {
 	Event  string `json:"event"` // "authorization_url"
 	Server string `json:"server"`
@@ -102,9 +105,10 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	if opts.Server != nil {
 		name = opts.Server.Name
 	}
+	var b *browser
 	done := func(doc loginDoc) error {
 		doc.docHeader = inv.header(true)
-		doc.Server, doc.Scopes = name, nonNil(doc.Scopes)
+		doc.Server, doc.Scopes, doc.AuthorizationURL = name, nonNil(doc.Scopes), b.authURL
 		switch {
 		case lf.events:
 			inv.emitLine(map[string]any{"event": "result", "result": doc})
@@ -114,7 +118,7 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 		return nil
 	}
 	inv.tokenSecrets(h, name)
-	b := &browser{inv: inv, noBrowser: lf.noBrowser, timeout: lf.timeout, server: name, event: lf.json || lf.events}
+	b = &browser{inv: inv, noBrowser: lf.noBrowser, timeout: lf.timeout, server: name, event: lf.events}
 	opts.OpenURL = b.open
 	if lf.noBrowser {
 		opts.ReadPastedURL = b.readPasted
@@ -299,12 +303,14 @@ type browser struct {
 	done        chan struct{}
 	stopSpinner func()
 	server      string
-	event       bool // --json or --events: the address is an event on stdout too
+	event       bool   // --events: the address is an event on stdout too
+	authURL     string // the address opened, for the --json document
 }
 
 func (b *browser) open(authURL string) error {
 	inv := b.inv
 	b.stopSpinner()
+	b.authURL = authURL
 	if b.event {
 		inv.emitLine(loginEvent{Event: "authorization_url", Server: b.server, URL: authURL})
 	}

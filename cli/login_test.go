@@ -21,28 +21,19 @@ func TestLoginForAgentsAndPeople(t *testing.T) {
 	r := newRunner(t)
 	r.run(0, "add", "srv", "--url", f.URL+"/mcp")
 
-	// --json: an authorization_url event line, then the document.
+	// --json: one document, the address a member of it.
 	stdout, _ := r.run(0, "login", "srv", "--json")
-	dec := json.NewDecoder(strings.NewReader(stdout))
-	var ev struct {
-		Event       string
-		Server, URL string
-	}
-	if err := dec.Decode(&ev); err != nil || ev.Event != "authorization_url" || ev.Server != "srv" || !strings.HasPrefix(ev.URL, f.URL+"/authorize?") {
-		t.Fatalf("no authorization_url event first (%v):\n%s", err, stdout)
-	}
 	var doc struct {
-		OK              bool
-		Server          string
-		LoginNeeded     bool
-		AlreadyLoggedIn bool
-		Scopes          []string
+		OK               bool
+		Server           string
+		LoginNeeded      bool
+		AlreadyLoggedIn  bool
+		Scopes           []string
+		AuthorizationURL string `json:"authorizationUrl"`
 	}
-	if err := dec.Decode(&doc); err != nil || !doc.OK || !doc.LoginNeeded || doc.AlreadyLoggedIn || !slices.Contains(doc.Scopes, "mcp:read") {
-		t.Fatalf("login --json document (%v):\n%s", err, stdout)
-	}
-	if strings.Count(stdout, "\n") < 2 || !strings.HasPrefix(stdout, `{"event":"authorization_url",`) {
-		t.Fatalf("the event is not one compact line:\n%s", stdout)
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || !doc.OK || !doc.LoginNeeded || doc.AlreadyLoggedIn || !slices.Contains(doc.Scopes, "mcp:read") ||
+		doc.Server != "srv" || !strings.HasPrefix(doc.AuthorizationURL, f.URL+"/authorize?") {
+		t.Fatalf("login --json is not one document with the address (%v):\n%s", err, stdout)
 	}
 
 	// Logged in: say so, exit 0, no browser, nothing registered again.

@@ -16,6 +16,11 @@ type logoutDoc struct {
 	Server   string `json:"server"`
 	LoggedIn bool   `json:"loggedIn"` // tokens were there (and are forgotten now)
 	Revoked  bool   `json:"revoked"`  // the server confirmed their revocation
+	// Result is what logout did, in words: "nothing to forget",
+	// "forgotten" or "revoked and forgotten".
+	Result string `json:"result"`
+	// RevokeError is why the revocation was not confirmed; "" otherwise.
+	RevokeError string `json:"revokeError"`
 }
 
 func runLogout(ctx context.Context, inv *invocation, args []string) error {
@@ -53,7 +58,7 @@ func runLogout(ctx context.Context, inv *invocation, args []string) error {
 	}
 	if !res.LoggedIn {
 		if inv.json {
-			inv.writeJSON(logoutDoc{inv.header(true), name, false, false})
+			inv.writeJSON(logoutDoc{inv.header(true), name, false, false, "nothing to forget", ""})
 			return nil
 		}
 		inv.say("%s: not logged in; nothing to forget\n", name)
@@ -64,7 +69,14 @@ func runLogout(ctx context.Context, inv *invocation, args []string) error {
 	}
 	revoked := res.Revoked
 	if inv.json {
-		inv.writeJSON(logoutDoc{inv.header(true), name, true, revoked})
+		doc := logoutDoc{inv.header(true), name, true, revoked, "forgotten", ""}
+		if revoked {
+			doc.Result = "revoked and forgotten"
+		}
+		if res.RevokeErr != nil {
+			doc.RevokeError = safe.Sanitize(res.RevokeErr.Error())
+		}
+		inv.writeJSON(doc)
 		return nil
 	}
 	if revoked {

@@ -92,7 +92,7 @@ func runProbe(ctx context.Context, inv *invocation, args []string) error {
 			if errors.As(r.Err, &se) {
 				phase, msg = se.Phase, se.Reason()
 			}
-			row.Error = &jsonError{Server: spec.Name, Phase: phase, Message: safe.Sanitize(msg), Hints: []string{}}
+			row.Error = &jsonError{Server: spec.Name, Phase: phase, Code: stateCode(manager.StateFailed, phase, r.Err), Message: safe.Sanitize(msg), Hints: []string{}}
 		}
 		out.Revisions = append(out.Revisions, row)
 	}

@@ -132,7 +132,9 @@ func runPrompt(ctx context.Context, inv *invocation, args []string) error {
 		}
 	}
 	if found == nil {
-		return fail(ExitUsage, phaseUsage, fmt.Errorf("%s has no prompt %q", t.spec.Name, name))
+		f := fail(ExitUsage, phaseUsage, fmt.Errorf("%s has no prompt %q", t.spec.Name, name))
+		f.server, f.kind = t.spec.Name, codePromptNotFound
+		return f
 	}
 	for _, a := range found.Arguments {
 		if _, ok := pargs[a.Name]; a.Required && !ok {

@@ -182,7 +182,14 @@ func TestSecondSignalCutsTheStopShort(t *testing.T) {
 // logged the tool call. It returns the exit code and stderr.
 func runUntil(t *testing.T, bin string, args []string, sig syscall.Signal) (int, string) {
 	t.Helper()
+	return runUntilOut(t, bin, args, sig, nil)
+}
+
+// runUntilOut is runUntil writing mcpwire's stdout to stdout.
+func runUntilOut(t *testing.T, bin string, args []string, sig syscall.Signal, stdout io.Writer) (int, string) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.Stdout = stdout
 	cmd.Dir = t.TempDir()
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + cmd.Dir, "MCPWIRE_HOME=" + cmd.Dir + "/mcpwire"}
 	stderr, err := cmd.StderrPipe()

@@ -279,6 +279,9 @@ func (inv *invocation) serverFailure(t *target, err error) error {
 	if errors.As(err, &se) {
 		f.phase, f.err, f.stderr = se.Phase, errors.New(se.Reason()), se.Stderr
 	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		f.kind = codeTimeout // the reason's text keeps no error chain
+	}
 	if inv.authFailure(f, t.loginWords(), err) {
 		return f
 	}

@@ -248,7 +248,7 @@ func (inv *invocation) writeJSON(v any) {
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		buf.Reset()
-		enc.Encode(errorDoc{docHeader: inv.header(false), Error: jsonError{Phase: "internal", Message: err.Error(), Hints: []string{}}})
+		enc.Encode(errorDoc{docHeader: inv.header(false), Error: jsonError{Phase: "internal", Code: codeInternal, Message: err.Error(), Hints: []string{}}})
 	}
 	out := buf.Bytes()
 	if bytes.HasPrefix(out, []byte("{\n")) {
@@ -311,7 +311,8 @@ func topLevelKeys(data []byte) map[string]bool {
 // server that failed in list and doctor.
 type jsonError struct {
 	Server  string   `json:"server"` // "" when no server is concerned
-	Phase   string   `json:"phase"`  // usage, config, approval, spawn, connect, initialize, list, call, auth, shutdown, internal
+	Phase   string   `json:"phase"`  // usage, config, approval, spawn, connect, initialize, list, call, auth, shutdown, interrupted, internal
+	Code    string   `json:"code"`   // the machine code: codes.go, docs/json.md
 	Message string   `json:"message"`
 	Hints   []string `json:"hints"`
 	Stderr  string   `json:"stderr"` // the last lines of a stdio server's stderr, "" when none
@@ -345,9 +346,12 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 	}
 	f := asFailure(ctx, err)
 	inv.finishJUnit(f)
-	phase := f.phase
+	phase, code := f.phase, errorCode(ctx, f)
 	if phase == "" {
 		phase = "internal"
+		if code == codeInterrupted {
+			phase = codeInterrupted
+		}
 	}
 	msg := safe.Sanitize(f.err.Error())
 	if (inv.json || inv.wantJSON) && !inv.wroteJSON {
@@ -356,7 +360,7 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 			hints = append(hints, safe.Sanitize(h))
 		}
 		inv.writeJSON(errorDoc{docHeader: inv.header(false),
-			Error: jsonError{Server: f.server, Phase: phase, Message: msg, Hints: hints, Stderr: f.stderr}})
+			Error: jsonError{Server: f.server, Phase: phase, Code: code, Message: msg, Hints: hints, Stderr: f.stderr}})
 	}
 	for _, line := range f.lines() {
 		inv.say("error: %s\n", line)
