@@ -78,13 +78,8 @@ func (inv *invocation) suggest(words ...string) string {
 }
 
 // shellQuote quotes w for a POSIX shell unless it is made of characters
-// that need no quoting.
-func shellQuote(w string) string {
-	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,/:@%+=") == "" {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-}
+// that need no quoting: the shell sink's one escaper, safe.ShellQuote.
+func shellQuote(w string) string { return safe.ShellQuote(w) }
 
 // ourWords are words mcpwire prints as values of its own (states,
 // scopes, transports): never masked, whatever a definition holds. A value
