@@ -41,10 +41,16 @@ type callReport struct {
 	// outputSchema; "" when it does not (or there is no schema).
 	OutputProblem string           `json:"outputProblem"`
 	Timing        map[string]int64 `json:"timingMs"`
+	// TaskID is the task the call ran as; "" when it was answered at once.
+	TaskID string `json:"taskId"`
 }
 
 func runCall(ctx context.Context, inv *invocation, args []string) error {
-	r, err := inv.openSession(ctx, "call", args, nil, func(rest []string) error {
+	var asTask, detach bool
+	r, err := inv.openSession(ctx, "call", args, func(fs *flagSetT) {
+		fs.BoolVar(&asTask, "task", false, "run the call as a task where the server allows it, and wait for it with its status on stderr")
+		fs.BoolVar(&detach, "detach", false, "run the call as a task and print its id instead of waiting (follow it with: task wait TARGET ID)")
+	}, func(rest []string) error {
 		if len(rest) == 0 {
 			return usageErr("no TOOL: which tool to call")
 		}
@@ -103,9 +109,22 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 	}
 	start := time.Now()
 	stop := inv.spinner("calling " + toolName)
-	res, err := conn.CallTool(ctx, toolName, callArgs, copts)
+	var res *protocol.CallToolResult
+	var task *protocol.Task
+	if asTask || detach {
+		res, task, err = conn.CallToolTask(ctx, toolName, callArgs, copts)
+	} else {
+		res, err = conn.CallTool(ctx, toolName, callArgs, copts)
+	}
 	stop()
 	inv.finishProgress()
+	if err == nil && task != nil {
+		inv.rememberTask(t, toolName, task)
+		if detach {
+			return inv.printTask(t, toolName, task)
+		}
+		res, err = inv.waitTask(ctx, t, conn, toolName, task)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return err // interrupted: cancelled was sent; exit 130
@@ -120,6 +139,9 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 	rep := &callReport{docHeader: inv.header(!res.IsError), Server: t.spec.Name, Tool: toolName, IsError: res.IsError,
 		Content: res.Content, StructuredContent: res.StructuredContent, OutputProblem: res.OutputProblem,
 		Timing: map[string]int64{"spawn": conn.Spawn.Milliseconds(), "initialize": conn.Initialize.Milliseconds(), "list": listMs, "call": time.Since(start).Milliseconds()}}
+	if task != nil {
+		rep.TaskID = task.ID
+	}
 	if rep.Content == nil {
 		rep.Content = []protocol.Content{}
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	demoserver "github.com/mcpwire/mcpwire/internal/demo"
 	"github.com/mcpwire/mcpwire/internal/fakeauth"
 	"github.com/mcpwire/mcpwire/internal/proctest"
 )
@@ -219,6 +221,19 @@ type jCall struct {
 	StructuredContent any            `json:"structuredContent"`
 	OutputProblem     string         `json:"outputProblem"`
 	TimingMs          map[string]int `json:"timingMs"`
+	TaskID            string         `json:"taskId"`
+}
+
+type jTask struct {
+	Server         string `json:"server"`
+	Tool           string `json:"tool"`
+	TaskID         string `json:"taskId"`
+	Status         string `json:"status"`
+	StatusMessage  string `json:"statusMessage"`
+	CreatedAt      string `json:"createdAt"`
+	LastUpdatedAt  string `json:"lastUpdatedAt"`
+	TTLMs          *int   `json:"ttlMs"`
+	PollIntervalMs int    `json:"pollIntervalMs"`
 }
 
 type jRead struct {
@@ -464,16 +479,17 @@ type jVersion struct {
 // shapes are documented once, under "### name", and not expanded where
 // they are used.
 var docSections = map[string]reflect.Type{
-	"Every document": reflect.TypeFor[jHeader](),
-	"A failure":      reflect.TypeFor[jFailure](),
-	"list":           reflect.TypeFor[jList](),
-	"test":           reflect.TypeFor[jTest](),
-	"call":           reflect.TypeFor[jCall](),
-	"read":           reflect.TypeFor[jRead](),
-	"prompt":         reflect.TypeFor[jPromptDoc](),
-	"complete":       reflect.TypeFor[jComplete](),
-	"login":          reflect.TypeFor[jLogin](),
-	"logout":         reflect.TypeFor[jLogout](),
+	"Every document":                       reflect.TypeFor[jHeader](),
+	"A failure":                            reflect.TypeFor[jFailure](),
+	"list":                                 reflect.TypeFor[jList](),
+	"test":                                 reflect.TypeFor[jTest](),
+	"call":                                 reflect.TypeFor[jCall](),
+	"task get, task cancel, call --detach": reflect.TypeFor[jTask](),
+	"read":                                 reflect.TypeFor[jRead](),
+	"prompt":                               reflect.TypeFor[jPromptDoc](),
+	"complete":                             reflect.TypeFor[jComplete](),
+	"login":                                reflect.TypeFor[jLogin](),
+	"logout":                               reflect.TypeFor[jLogout](),
 	"add, add-json, rename, remove, enable, disable, approve, revoke": reflect.TypeFor[jConfig](),
 	"get":              reflect.TypeFor[jGet](),
 	"doctor":           reflect.TypeFor[jDoctor](),
@@ -844,6 +860,44 @@ func TestJSONDocuments(t *testing.T) {
 	}
 	if problems := checkDoc(last.Result, reflect.TypeFor[jCall]()); len(problems) > 0 {
 		t.Errorf("call --events result:\n  %s\n%s", strings.Join(problems, "\n  "), last.Result)
+	}
+	// Tasks: a server that outlives the processes (HTTP), with the
+	// demo's tasks.
+	th := demoserver.NewHTTPHandler(demoserver.Options{Tasks: true})
+	tasks := httptest.NewServer(th)
+	defer th.Close()
+	defer tasks.Close()
+	url := tasks.URL + "/mcp"
+	taskID := func(args ...string) string {
+		code, stdout, stderr := r.run(args...)
+		var doc jTask
+		if code != 0 || json.Unmarshal([]byte(stdout), &doc) != nil || doc.TaskID == "" {
+			t.Fatalf("%s: exit %d\n%s\n%s", strings.Join(args, " "), code, stdout, stderr)
+		}
+		if problems := checkDoc([]byte(stdout), reflect.TypeFor[jTask]()); len(problems) > 0 {
+			t.Errorf("%s:\n  %s\n%s", strings.Join(args, " "), strings.Join(problems, "\n  "), stdout)
+		}
+		return doc.TaskID
+	}
+	long := taskID("call", url, "slow-task", "ms=60000", "--detach", "--json")
+	short := taskID("call", url, "slow-task", "ms=100", "poll=20", "--detach", "--json")
+	for _, rn := range []run{
+		{[]string{"task", "get", url, long, "--json"}, 0, reflect.TypeFor[jTask]()},
+		{[]string{"task", "cancel", url, long, "--json"}, 0, reflect.TypeFor[jTask]()},
+		{[]string{"task", "wait", url, short, "--json"}, 0, reflect.TypeFor[jCall]()},
+		{[]string{"call", url, "slow-task", "ms=50", "poll=20", "--task", "--json"}, 0, reflect.TypeFor[jCall]()},
+		{[]string{"task", "get", url, "no-such-task", "--json"}, ExitServer, reflect.TypeFor[jFailure]()},
+	} {
+		code, stdout, stderr := r.run(rn.args...)
+		name := strings.Join(rn.args, " ")
+		if code != rn.code {
+			t.Errorf("%s: exit %d, want %d\n%s\n%s", name, code, rn.code, stdout, stderr)
+			continue
+		}
+		if problems := checkDoc([]byte(stdout), rn.shape); len(problems) > 0 {
+			t.Errorf("%s:\n  %s\n%s", name, strings.Join(problems, "\n  "), stdout)
+		}
+		commands["task"] = true
 	}
 	// Every visible command printed a document.
 	for _, c := range visibleCommands() {

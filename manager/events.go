@@ -34,6 +34,8 @@ type Notice struct {
 	Kind   NoticeKind
 	// State is the server's state just after the transition.
 	State ServerState
+	// Task is the task's state, for NoticeTask.
+	Task *TaskNotice
 }
 
 // A dispatcher runs the callbacks of Options, one at a time, on a

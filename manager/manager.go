@@ -445,6 +445,13 @@ type CallOptions struct {
 	Timeout time.Duration
 	// Meta is sent as the request's _meta.
 	Meta map[string]any
+	// Task asks for the call to run as a task where the server allows it
+	// (2025-11-25: a tool whose taskSupport is optional or required; the
+	// Tasks extension: the server decides). When the server makes one,
+	// the Result has no content and its Task is the handle: Wait for the
+	// result. Without Task, a task the server makes anyway is followed to
+	// its end within the call.
+	Task bool
 }
 
 // Call calls the tool of qualified name (as Tools gave it) with args.

@@ -29,6 +29,9 @@ type Result struct {
 	Truncated bool
 	// Raw is the result as the server sent it.
 	Raw *protocol.CallToolResult
+	// Task, with CallOptions.Task, is the task the server made instead of
+	// answering at once (Blocks and Raw are then empty).
+	Task *Task
 }
 
 // Text returns the text blocks joined by newlines.

@@ -592,6 +592,7 @@ func (s *server) toolTimeout() time.Duration {
 // call runs one tool call, reconnecting first when the session ended.
 func (s *server) call(ctx context.Context, tool string, args any, opts *CallOptions) (*Result, error) {
 	var res *protocol.CallToolResult
+	var task *protocol.Task
 	err := s.use(ctx, PhaseCall, func(conn *Conn) error {
 		copts := &protocol.CallOptions{Timeout: s.toolTimeout()}
 		var own func(protocol.ProgressParams)
@@ -614,11 +615,18 @@ func (s *server) call(ctx context.Context, tool string, args any, opts *CallOpti
 			}
 		}
 		var err error
+		if opts != nil && opts.Task {
+			res, task, err = conn.CallToolTask(ctx, tool, args, copts)
+			return err
+		}
 		res, err = conn.CallTool(ctx, tool, args, copts)
 		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if task != nil {
+		return &Result{Task: s.newTask(tool, task)}, nil
 	}
 	return mapResult(res, s.m.opts.MaxText), nil
 }

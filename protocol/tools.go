@@ -30,7 +30,43 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 	}
 	// A task the caller did not ask for (the server chose it, or the tool
 	// requires it): followed to its end, as a plain call would be.
-	return s.WaitTask(ctx, task, nil)
+	return s.followTask(ctx, task)
+}
+
+// followTask waits for a task that CallTool got, as long as a request
+// whose progress extends it may last (Options.MaxTimeout); when that
+// passes or ctx ends first, the server is told with tasks/cancel, in the
+// background.
+func (s *Session) followTask(ctx context.Context, task *Task) (*CallToolResult, error) {
+	te := &TimeoutError{Method: "tools/call", Timeout: s.maxTimeout}
+	wctx, cancel := context.WithTimeoutCause(ctx, s.maxTimeout, te)
+	defer cancel()
+	res, err := s.WaitTask(wctx, task, nil)
+	if err == nil || wctx.Err() == nil {
+		return res, err
+	}
+	s.cancelInBackground(task.ID)
+	if ctx.Err() == nil {
+		return nil, te
+	}
+	return nil, err
+}
+
+// cancelInBackground sends tasks/cancel for id without waiting for it;
+// the session's Close waits for it (bounded by cancelNoticeTimeout).
+func (s *Session) cancelInBackground(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.life.Err() != nil {
+		return
+	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		ctx, cancel := context.WithTimeout(s.life, cancelNoticeTimeout)
+		defer cancel()
+		_ = s.CancelTask(ctx, id)
+	}()
 }
 
 // CallToolTask is CallTool asking for a task: in the legacy era params.task

@@ -134,7 +134,7 @@ func missingTasks() error {
 
 func nameRequest() map[string]any {
 	return map[string]any{"mode": "form", "message": "Please enter your name.",
-		"requestedSchema": json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)}
+		"requestedSchema": json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","default":"Ada"}},"required":["name"]}`)}
 }
 
 // taskState is the DetailedTask of t at now; s.mu is held.

@@ -1,0 +1,91 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// Tasks through the Manager, against the demo's server side of the
+// 2026-07-28 extension (ours: no released server implements it): with
+// CallOptions.Task a call comes back as a *Task whose Wait gives the
+// result and whose Cancel ends it; each status change reaches OnNotice
+// as NoticeTask and the home's tasks.json (0600), where OpenTask finds
+// the task again; without the option a task is followed within the call.
+func TestManagerTasks(t *testing.T) {
+	proctest.Check(t)
+	notices := make(chan TaskNotice, 100)
+	opts := Options{OnNotice: func(n Notice) {
+		if n.Kind == NoticeTask {
+			notices <- *n.Task
+		}
+	}}
+	m, home := newManager(t, opts, demoServer{name: "jobs", args: []string{"--tasks", "--era", "modern"}})
+	mustTools(t, m)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	res, err := m.CallWith(ctx, "mcp__jobs__slow-task", map[string]any{"ms": 200, "poll": 20}, &CallOptions{Task: true})
+	if err != nil || res.Task == nil || res.Task.Server != "jobs" || res.Task.Tool != "slow-task" {
+		t.Fatalf("CallWith Task: %+v %v", res, err)
+	}
+	task := res.Task
+	if st, err := task.Status(ctx); err != nil || st.ID != task.ID {
+		t.Fatalf("Status: %+v %v", st, err)
+	}
+	res, err = task.Wait(ctx)
+	if err != nil || res.Text() != "worked 200 ms" || task.Last().Status != protocol.TaskCompleted {
+		t.Fatalf("Wait: %+v %v", res, err)
+	}
+
+	res, err = m.CallWith(ctx, "mcp__jobs__slow-task", map[string]any{"ms": 60000, "poll": 20}, &CallOptions{Task: true})
+	if err != nil || res.Task == nil {
+		t.Fatalf("second task: %+v %v", res, err)
+	}
+	if err := res.Task.Cancel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again, err := m.OpenTask(ctx, "jobs", res.Task.ID)
+	if err != nil || again.Last().Status != protocol.TaskCancelled || again.Tool != "slow-task" {
+		t.Fatalf("OpenTask after Cancel: %+v %v", again, err)
+	}
+	_, err = again.Wait(ctx)
+	var tf *protocol.TaskFailedError
+	if !errors.As(err, &tf) {
+		t.Errorf("Wait of a cancelled task: %v", err)
+	}
+
+	// Without the option, the call follows the task.
+	res, err = m.Call(ctx, "mcp__jobs__slow-task", map[string]any{"ms": 20, "poll": 20})
+	if err != nil || res.Task != nil || res.Text() != "worked 20 ms" {
+		t.Fatalf("Call: %+v %v", res, err)
+	}
+
+	fi, err := os.Stat(filepath.Join(home, TaskFile))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("task file: %v %v", fi, err)
+	}
+	recs := m.Home().Tasks()
+	if len(recs) != 2 || recs[0].ID != again.ID || recs[0].Status != protocol.TaskCancelled {
+		t.Errorf("task records: %+v", recs)
+	}
+	// The notices: the first task working, then completed; the second
+	// working, then cancelled (a status still waiting may be replaced by
+	// a newer one of the same task, never lost).
+	last := map[string]string{}
+	timeout := time.After(30 * time.Second)
+	for last[task.ID] != protocol.TaskCompleted || last[again.ID] != protocol.TaskCancelled {
+		select {
+		case n := <-notices:
+			last[n.ID] = n.Status
+		case <-timeout:
+			t.Fatalf("task notices: last seen %v", last)
+		}
+	}
+}
