@@ -80,9 +80,9 @@ type (
 )
 
 // An ApprovalError says that a server cannot run because the approvals
-// of the home folder cannot be read or created (no Home, an approval key
-// that is unreadable or of the wrong length, a settings.json that is not
-// JSON, a read-only home): approvals fail closed. Cause says which.
+// of the home folder cannot be read or created (an approval key that is
+// unreadable or of the wrong length, a settings.json that is not JSON, a
+// home that cannot be created): approvals fail closed. Cause says which.
 type ApprovalError struct{ Cause error }
 
 func (e *ApprovalError) Error() string {

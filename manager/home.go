@@ -20,7 +20,8 @@ import (
 // folder. Its methods may be called from many goroutines at once.
 //
 // Open one with [OpenHome] (a folder of the program's own) or
-// [DefaultHome] (the folder `mcpwire` uses); Options.Home takes it.
+// [DefaultHome] (the folder `mcpwire` uses); Options.Home takes it. The
+// zero Home is no folder: use one of those two.
 type Home struct {
 	dir    string
 	tokens *oauth.Store
@@ -37,8 +38,14 @@ func OpenHome(dir string) (*Home, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manager: home folder %s: %v", dir, err)
 	}
-	return &Home{dir: abs, tokens: oauth.NewStore(abs), eras: &EraCache{path: filepath.Join(abs, EraCacheFile)}}, nil
+	h := &Home{dir: abs, tokens: oauth.NewStore(abs)}
+	h.eras = &EraCache{path: h.path(EraCacheFile)}
+	return h, nil
 }
+
+// path is the path of a file of the home: what a method that holds a
+// file of its own (home_*.go) reads and writes.
+func (h *Home) path(name string) string { return filepath.Join(h.dir, name) }
 
 // DefaultHome returns the Home that the mcpwire command uses, as
 // config.Home finds it: $MCPWIRE_HOME, else $XDG_CONFIG_HOME/mcpwire,
