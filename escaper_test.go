@@ -34,6 +34,9 @@ const (
 	// tool's result, a resource, a prompt) as lines: what
 	// safe.SanitizeText lets through, with the server's own lines.
 	sinkText = "text"
+	// sinkWords are words a completion script offers: valid names only,
+	// one a line, nothing a shell would expand.
+	sinkWords = "words"
 )
 
 // A walkRun is one command of the walk and the sink of its stdout.
@@ -174,6 +177,7 @@ func TestEscaperCommands(t *testing.T) {
 		walkRun{args: []string{"man"}, sink: sinkRoff},
 		walkRun{args: []string{"man", "--json"}, sink: sinkJSON},
 	)
+	runs = append(runs, walkRun{args: []string{"__complete", "servers"}, sink: sinkWords})
 	for _, sh := range []string{"bash", "zsh", "fish"} {
 		runs = append(runs, walkRun{args: []string{"completion", sh}, sink: sinkScript}, walkRun{args: []string{"completion", sh, "--json"}, sink: sinkJSON})
 	}
@@ -240,6 +244,15 @@ func checkSink(t *testing.T, name, sink, out string) {
 		}
 	case sinkRoff:
 		checkRoffPage(t, name, out)
+	case sinkWords:
+		for _, w := range strings.Fields(out) {
+			if strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != "" {
+				t.Errorf("%s: offers %q, not a valid name", name, w)
+			}
+		}
+		if strings.Count(out, "\n") != len(strings.Fields(out)) {
+			t.Errorf("%s: not one name a line:\n%s", name, out)
+		}
 	}
 }
 
