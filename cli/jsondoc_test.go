@@ -66,6 +66,7 @@ type jListServer struct {
 type jList struct {
 	Servers   []jListServer `json:"servers"`
 	Failed    int           `json:"failed"`
+	NeedApp   int           `json:"needApproval"`
 	NeedLogin int           `json:"needLogin"`
 	Warnings  []string      `json:"warnings"`
 }

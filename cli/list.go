@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 )
@@ -33,18 +34,21 @@ type listEntry struct {
 type listDoc struct {
 	docHeader
 	Servers []listEntry `json:"servers"`
-	// Failed and NeedLogin count the enabled servers that failed to start
-	// and that need a login (list --strict exits 1, or 4, on them).
-	Failed    int      `json:"failed"`
-	NeedLogin int      `json:"needLogin"`
-	Warnings  []string `json:"warnings"`
+	// Failed, NeedApproval and NeedLogin count the enabled servers that
+	// failed (to start, or whose definition is wrong), that are not
+	// approved and that need a login: list --strict exits 1, 3 or 4 on
+	// them, in that order.
+	Failed       int      `json:"failed"`
+	NeedApproval int      `json:"needApproval"`
+	NeedLogin    int      `json:"needLogin"`
+	Warnings     []string `json:"warnings"`
 }
 
 func runList(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("list")
 	fs.BoolVar(&inv.json, "json", false, "print one JSON document")
 	var noConnect, strict bool
-	fs.BoolVar(&strict, "strict", false, "exit 1 when an enabled server failed, 4 when one needs a login (default: exit 0 when list ran)")
+	fs.BoolVar(&strict, "strict", false, "exit 1 when an enabled server failed, else 3 when one is not approved, else 4 when one needs a login (default: exit 0 when list ran)")
 	fs.BoolVar(&noConnect, "no-connect", false, "do not connect; show the configuration only")
 	startup := fs.Duration("startup-timeout", manager.DefaultStartup, "bound each server's start")
 	inv.junitFlag(fs)
@@ -120,6 +124,8 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		case !s.Enabled || noConnect:
 		case st.State == manager.StateNeedsLogin:
 			doc.NeedLogin++
+		case st.State == manager.StateNeedsApproval && s.Err == nil:
+			doc.NeedApproval++
 		case st.State == manager.StateFailed || st.State == manager.StateNeedsApproval || s.Err != nil:
 			doc.Failed++
 		}
@@ -130,6 +136,8 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		switch {
 		case doc.Failed > 0:
 			inv.exit = ExitServer
+		case doc.NeedApproval > 0:
+			inv.exit = ExitConfig
 		case doc.NeedLogin > 0:
 			inv.exit = ExitAuth
 		}
@@ -138,6 +146,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	if inv.junit != nil {
 		inv.listJUnit(entries)
 	}
+	defer inv.listFailures(cfg.Servers, entries, noConnect)
 	if inv.json {
 		inv.writeJSON(doc)
 		return nil
@@ -174,6 +183,13 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		if doc.Failed > 0 {
 			parts = append(parts, fmt.Sprintf("%d failed", doc.Failed))
 		}
+		if doc.NeedApproval > 0 {
+			verb := "need"
+			if doc.NeedApproval == 1 {
+				verb = "needs"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s approval", doc.NeedApproval, verb))
+		}
 		if doc.NeedLogin > 0 {
 			verb := "need"
 			if doc.NeedLogin == 1 {
@@ -182,12 +198,25 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 			parts = append(parts, fmt.Sprintf("%d %s a login", doc.NeedLogin, verb))
 		}
 		summary += ": " + strings.Join(parts, ", ")
-		if (doc.Failed > 0 || doc.NeedLogin > 0) && !strict {
+		if (doc.Failed > 0 || doc.NeedApproval > 0 || doc.NeedLogin > 0) && !strict {
 			summary += " (" + inv.suggest("list", "--strict") + " exits non-zero on them)"
 		}
 	}
 	inv.printf("%s\n", summary)
 	return nil
+}
+
+// listFailures writes each enabled server's failure on stderr too, one
+// "error:" line each (magi-code's rule: a caller that keeps only stderr,
+// or only looks at it, still sees what failed), after the table or the
+// document.
+func (inv *invocation) listFailures(defs []*config.Server, entries []listEntry, noConnect bool) {
+	for i, e := range entries {
+		if e.Error == nil || !defs[i].Enabled || noConnect && defs[i].Err == nil {
+			continue
+		}
+		inv.say("error: %s: %s: %s\n", safe.Sanitize(e.Server), e.Error.Phase, cellText(e.Error.Message))
+	}
 }
 
 // cellText is a value for a table cell: one line, sanitized, cut only
