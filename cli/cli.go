@@ -218,7 +218,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		}
 		inv := newInvocation(env, c)
 		inv.wantJSON = wantsJSON(args[1:])
-		err := c.run(ctx, inv, args[1:])
+		err := c.run(inv.withLockWait(ctx), inv, args[1:])
 		code := inv.finish(ctx, err)
 		inv.runAtExit() // the servers stop after the output is out
 		if sig, _, ok := interrupted(ctx); ok && code != ExitUsage {

@@ -290,7 +290,7 @@ func runApprove(ctx context.Context, inv *invocation, args []string) error {
 	case *yes:
 		return usageErr("--yes goes with --all --project")
 	}
-	return inv.approval(pos, true)
+	return inv.approval(ctx, pos, true)
 }
 
 // approveAll approves every enabled definition of one file that is not
@@ -372,7 +372,7 @@ func (inv *invocation) approveAll(ctx context.Context, project, yes bool) error 
 	for _, i := range pending {
 		e := &entries[i]
 		s := cfg.Server(e.Server)
-		if err := ap.Approve(s); err != nil {
+		if err := ap.ApproveContext(ctx, s); err != nil {
 			e.Result, e.Reason = "failed", safe.Sanitize(err.Error())
 			failed++
 			continue
@@ -432,10 +432,10 @@ func runRevoke(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	return inv.approval(pos, false)
+	return inv.approval(ctx, pos, false)
 }
 
-func (inv *invocation) approval(args []string, approve bool) error {
+func (inv *invocation) approval(ctx context.Context, args []string, approve bool) error {
 	s, home, err := inv.findServer(args) // runApprove and runRevoke parsed the flags
 	if err != nil {
 		return err
@@ -447,7 +447,7 @@ func (inv *invocation) approval(args []string, approve bool) error {
 		return f
 	}
 	if !approve {
-		if err := ap.Revoke(s); err != nil {
+		if err := ap.RevokeContext(ctx, s); err != nil {
 			return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err}
 		}
 		if inv.json {
@@ -467,7 +467,7 @@ func (inv *invocation) approval(args []string, approve bool) error {
 		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err,
 			hints: []string{"the approval was left as it was (" + ap.State(s).String() + "); set the variable, or fix the definition, and approve again"}}
 	}
-	if err := ap.Approve(s); err != nil {
+	if err := ap.ApproveContext(ctx, s); err != nil {
 		f := &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err}
 		var se *config.StaleError
 		if errors.As(err, &se) {

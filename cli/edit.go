@@ -186,7 +186,7 @@ func runAdd(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	return inv.addAndApprove(name, scope, entry, af.replace)
+	return inv.addAndApprove(ctx, name, scope, entry, af.replace)
 }
 
 func runAddJSON(ctx context.Context, inv *invocation, args []string) error {
@@ -228,12 +228,12 @@ func runAddJSON(ctx context.Context, inv *invocation, args []string) error {
 	if err := json.Compact(&buf, []byte(pos[1])); err != nil {
 		return usageErr("the definition is not JSON: %v", err)
 	}
-	return inv.addAndApprove(pos[0], scope, json.RawMessage(buf.Bytes()), *replace)
+	return inv.addAndApprove(ctx, pos[0], scope, json.RawMessage(buf.Bytes()), *replace)
 }
 
 // addAndApprove writes a new definition to the scope's file (with
 // replace, over the one of that name) and approves it: the user typed it.
-func (inv *invocation) addAndApprove(name, scope string, entry any, replace bool) error {
+func (inv *invocation) addAndApprove(ctx context.Context, name, scope string, entry any, replace bool) error {
 	cfg, home, err := inv.loadConfig()
 	if err != nil {
 		return err
@@ -242,11 +242,14 @@ func (inv *invocation) addAndApprove(name, scope string, entry any, replace bool
 	if other := cfg.Server(name); other != nil && other.Source != path && !inv.json {
 		inv.say("warning: %s is also defined in %s (%s scope); the project entry wins\n", name, safe.Sanitize(other.Source), other.Scope)
 	}
-	put, result := config.AddServer, "added"
+	put, result := config.AddServerContext, "added"
 	if replace {
-		put, result = config.ReplaceServer, "replaced"
+		put, result = config.ReplaceServerContext, "replaced"
 	}
-	s, err := put(path, scope, name, entry)
+	s, err := put(ctx, path, scope, name, entry)
+	if ctx.Err() != nil {
+		return err // interrupted waiting for the lock: nothing written
+	}
 	if err != nil {
 		f := inv.configFailure(name, err).(*failure)
 		if errors.Is(err, config.ErrNameInUse) {
@@ -258,7 +261,13 @@ func (inv *invocation) addAndApprove(name, scope string, entry any, replace bool
 	if err != nil {
 		return inv.approvalsUnavailable(name, home, err)
 	}
-	if err := ap.Approve(s); err != nil {
+	if err := ap.ApproveContext(ctx, s); err != nil {
+		if ctx.Err() != nil && !replace {
+			// Interrupted waiting for settings.json's lock: take the
+			// entry out again, so that an interrupted add writes nothing.
+			config.RemoveServer(path, name)
+			return err
+		}
 		return &failure{code: ExitConfig, server: name, phase: manager.PhaseApproval, err: err}
 	}
 	res := configResult{Server: name, Source: s.Source, Scope: scope, Result: result, Warnings: nonNil(inv.reviewWarnings(s))}
@@ -299,7 +308,7 @@ func runRemove(ctx context.Context, inv *invocation, args []string) error {
 		return err
 	}
 	path := scopePath(inv, home, scope == config.ScopeProject)
-	if err := config.RemoveServer(path, pos[0]); err != nil {
+	if err := config.RemoveServerContext(ctx, path, pos[0]); err != nil {
 		f := inv.configFailure(pos[0], err).(*failure)
 		if s := cfg.Server(pos[0]); s != nil && errors.Is(err, config.ErrNotFound) && s.Scope != scope {
 			f.hints = []string{"it is in the " + s.Scope + " scope: " + inv.suggest("remove", "--scope", s.Scope, pos[0])}
@@ -350,7 +359,7 @@ func runRename(ctx context.Context, inv *invocation, args []string) error {
 			was = ap.State(s)
 		}
 	}
-	s, err := config.RenameServer(path, scope, old, name)
+	s, err := config.RenameServerContext(ctx, path, scope, old, name)
 	if err != nil {
 		f := inv.configFailure(old, err).(*failure)
 		if o := cfg.Server(old); o != nil && errors.Is(err, config.ErrNotFound) && o.Scope != scope {
@@ -375,14 +384,14 @@ func runRename(ctx context.Context, inv *invocation, args []string) error {
 }
 
 func runEnable(ctx context.Context, inv *invocation, args []string) error {
-	return inv.setEnabled(args, true)
+	return inv.setEnabled(ctx, args, true)
 }
 
 func runDisable(ctx context.Context, inv *invocation, args []string) error {
-	return inv.setEnabled(args, false)
+	return inv.setEnabled(ctx, args, false)
 }
 
-func (inv *invocation) setEnabled(args []string, on bool) error {
+func (inv *invocation) setEnabled(ctx context.Context, args []string, on bool) error {
 	fs := newFlagSet(inv.cmd.name)
 	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
 	pos, _, _, err := parseArgs(fs, args)
@@ -393,7 +402,7 @@ func (inv *invocation) setEnabled(args []string, on bool) error {
 	if err != nil {
 		return err
 	}
-	if err := config.SetEnabled(s.Source, s.Name, on); err != nil {
+	if err := config.SetEnabledContext(ctx, s.Source, s.Name, on); err != nil {
 		return inv.configFailure(s.Name, err)
 	}
 	result := inv.cmd.name + "d"

@@ -192,7 +192,7 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 			if s.Action != "add" {
 				continue
 			}
-			if _, err := config.AddServer(rep.File, rep.Scope, s.Name, s.entry); err != nil {
+			if _, err := config.AddServerContext(ctx, rep.File, rep.Scope, s.Name, s.entry); err != nil {
 				s.Action, s.Reason = "failed", err.Error()
 				rep.OK = false
 				continue

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -369,7 +370,12 @@ func (a *Approvals) recordBytes(n *jnode) []byte {
 // and refuses with a *StaleError when the definition there is no longer
 // the one in s (changed, removed), so that what gets approved is what the
 // user was shown. An invalid definition is refused with its error.
-func (a *Approvals) Approve(s *Server) error {
+func (a *Approvals) Approve(s *Server) error { return a.ApproveContext(context.Background(), s) }
+
+// ApproveContext is [Approvals.Approve] that gives up waiting for the
+// lock of settings.json when ctx ends (an error wrapping ctx's; nothing
+// is written).
+func (a *Approvals) ApproveContext(ctx context.Context, s *Server) error {
 	if err := a.keyErr; err != nil {
 		return fmt.Errorf("approving server %q: %w", s.Name, err)
 	}
@@ -410,18 +416,22 @@ func (a *Approvals) Approve(s *Server) error {
 		return fmt.Errorf("approving server %q: the definition is invalid: %w", s.Name, fresh.Err)
 	}
 	rec := fmt.Appendf(nil, `{"version":1,"digest":%q}`, Digest(a.key, s))
-	return a.write(s, rec, "approving")
+	return a.write(ctx, s, rec, "approving")
 }
 
 // Revoke records s as revoked (false): it will not run until approved
 // again, whatever its definition.
-func (a *Approvals) Revoke(s *Server) error {
-	return a.write(s, []byte("false"), "revoking")
+func (a *Approvals) Revoke(s *Server) error { return a.RevokeContext(context.Background(), s) }
+
+// RevokeContext is [Approvals.Revoke] that gives up waiting for the lock
+// of settings.json when ctx ends (nothing is written).
+func (a *Approvals) RevokeContext(ctx context.Context, s *Server) error {
+	return a.write(ctx, s, []byte("false"), "revoking")
 }
 
 // write sets s's record in settings.json to rec, keeping every other key
 // of the file, their order and their layout.
-func (a *Approvals) write(s *Server, rec []byte, op string) error {
+func (a *Approvals) write(ctx context.Context, s *Server, rec []byte, op string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.keyErr != nil {
@@ -432,7 +442,7 @@ func (a *Approvals) write(s *Server, rec []byte, op string) error {
 	}
 	// Other processes edit settings.json too: read, change and write it
 	// under its lock, so that no record is lost.
-	l, err := safe.Lock(a.path)
+	l, err := safe.LockContext(ctx, a.path)
 	if err != nil {
 		return fmt.Errorf("%s server %q: %w", op, s.Name, err)
 	}

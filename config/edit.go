@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,11 +32,11 @@ type Entry struct {
 // lockForEdit takes the lock of a server file (safe.Lock) for a
 // read-modify-write, so that edits by several processes at once all land.
 // A symbolic link is refused before any lock file is made.
-func lockForEdit(path string) (unlock func(), err error) {
+func lockForEdit(ctx context.Context, path string) (unlock func(), err error) {
 	if err := safe.NotSymlink(path); err != nil {
 		return nil, err
 	}
-	l, err := safe.Lock(path)
+	l, err := safe.LockContext(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -95,18 +96,30 @@ func findEntry(path string, pf *parsedFile, name string) (*jnode, int, error) {
 // that is not valid JSON. It returns the server as Load would read it from
 // the written file (unexpanded), ready for [Approvals.Approve].
 func AddServer(path, scope, name string, entry any) (*Server, error) {
-	return putServer(path, scope, name, entry, false)
+	return AddServerContext(context.Background(), path, scope, name, entry)
+}
+
+// AddServerContext is [AddServer] that gives up waiting for the file's
+// lock when ctx ends (an error wrapping ctx's; nothing is written).
+func AddServerContext(ctx context.Context, path, scope, name string, entry any) (*Server, error) {
+	return putServer(ctx, path, scope, name, entry, false)
 }
 
 // ReplaceServer is [AddServer] for a name the file has already: its
 // definition is replaced, in place, whole (ErrNotFound when there is
 // none). The rest of the file stays as it is.
 func ReplaceServer(path, scope, name string, entry any) (*Server, error) {
-	return putServer(path, scope, name, entry, true)
+	return ReplaceServerContext(context.Background(), path, scope, name, entry)
+}
+
+// ReplaceServerContext is [ReplaceServer] that gives up waiting for the
+// file's lock when ctx ends (nothing is written).
+func ReplaceServerContext(ctx context.Context, path, scope, name string, entry any) (*Server, error) {
+	return putServer(ctx, path, scope, name, entry, true)
 }
 
 // putServer adds (or with replace, replaces) the entry name.
-func putServer(path, scope, name string, entry any, replace bool) (*Server, error) {
+func putServer(ctx context.Context, path, scope, name string, entry any, replace bool) (*Server, error) {
 	if err := ValidName(name); err != nil {
 		return nil, fmt.Errorf("adding server: %v", err)
 	}
@@ -135,7 +148,7 @@ func putServer(path, scope, name string, entry any, replace bool) (*Server, erro
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("adding server %q: %v", name, err)
 	}
-	unlock, err := lockForEdit(path)
+	unlock, err := lockForEdit(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("adding server %q: %w", name, err)
 	}
@@ -206,10 +219,16 @@ func checkAndWrite(path, scope, name string, out []byte) (*Server, error) {
 // (ErrNotFound). It returns the server as Load would read it; its
 // approval is the caller's to carry over (the digest covers the name).
 func RenameServer(path, scope, old, name string) (*Server, error) {
+	return RenameServerContext(context.Background(), path, scope, old, name)
+}
+
+// RenameServerContext is [RenameServer] that gives up waiting for the
+// file's lock when ctx ends (nothing is written).
+func RenameServerContext(ctx context.Context, path, scope, old, name string) (*Server, error) {
 	if err := ValidName(name); err != nil {
 		return nil, fmt.Errorf("renaming server %q: %v", old, err)
 	}
-	unlock, err := lockForEdit(path)
+	unlock, err := lockForEdit(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("renaming server %q: %w", old, err)
 	}
@@ -235,7 +254,13 @@ func RenameServer(path, scope, old, name string) (*Server, error) {
 // rest of the file as it is. It returns an error wrapping ErrNotFound when
 // the file has no such server.
 func RemoveServer(path, name string) error {
-	unlock, err := lockForEdit(path)
+	return RemoveServerContext(context.Background(), path, name)
+}
+
+// RemoveServerContext is [RemoveServer] that gives up waiting for the
+// file's lock when ctx ends (nothing is written).
+func RemoveServerContext(ctx context.Context, path, name string) error {
+	unlock, err := lockForEdit(ctx, path)
 	if err != nil {
 		return fmt.Errorf("removing server %q: %w", name, err)
 	}
@@ -259,11 +284,17 @@ func RemoveServer(path, name string) error {
 // otherwise it sets "enabled" and drops "disabled". Nothing else of the
 // file changes, and an unchanged file is not written.
 func SetEnabled(path, name string, enabled bool) error {
+	return SetEnabledContext(context.Background(), path, name, enabled)
+}
+
+// SetEnabledContext is [SetEnabled] that gives up waiting for the file's
+// lock when ctx ends (nothing is written).
+func SetEnabledContext(ctx context.Context, path, name string, enabled bool) error {
 	op := "enabling"
 	if !enabled {
 		op = "disabling"
 	}
-	unlock, err := lockForEdit(path)
+	unlock, err := lockForEdit(ctx, path)
 	if err != nil {
 		return fmt.Errorf("%s server %q: %w", op, name, err)
 	}

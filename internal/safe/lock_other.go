@@ -13,5 +13,7 @@ func openLockFile(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 }
 
-func lockFile(f *os.File) error   { return errors.New("file locks are not supported on this system") }
+func tryLockFile(f *os.File) (bool, error) {
+	return false, errors.New("file locks are not supported on this system")
+}
 func unlockFile(f *os.File) error { return nil }

@@ -16,12 +16,20 @@ func openLockFile(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 }
 
-func lockFile(f *os.File) error {
+// tryLockFile takes the lock of f if no one holds it; false when another
+// does.
+func tryLockFile(f *os.File) (bool, error) {
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if err != unix.EINTR {
-			return err
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		switch err {
+		case nil:
+			return true, nil
+		case unix.EWOULDBLOCK:
+			return false, nil
+		case unix.EINTR:
+			continue
 		}
+		return false, err
 	}
 }
 

@@ -16,9 +16,18 @@ func openLockFile(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 }
 
-func lockFile(f *os.File) error {
+// tryLockFile takes the lock of f if no one holds it; false when another
+// does.
+func tryLockFile(f *os.File) (bool, error) {
 	ol := new(windows.Overlapped)
-	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, ol)
+	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
+	switch err {
+	case nil:
+		return true, nil
+	case windows.ERROR_LOCK_VIOLATION, windows.ERROR_IO_PENDING:
+		return false, nil
+	}
+	return false, err
 }
 
 func unlockFile(f *os.File) error {

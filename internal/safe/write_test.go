@@ -1,6 +1,7 @@
 package safe
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -150,5 +151,48 @@ func TestLockRefusesSymlink(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "elsewhere")); err == nil {
 		t.Error("a file was created through the link")
+	}
+}
+
+// TestLockContext: a wait for a lock another holds ends when ctx ends,
+// with ctx's error and nothing locked; the hook of WithLockWait is told
+// once; the lock is taken as soon as it is free.
+func TestLockContext(t *testing.T) {
+	p := filepath.Join(t.TempDir(), ".mcp.json")
+	held, err := Lock(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	told := 0
+	ctx = WithLockWait(ctx, func(path string) {
+		told++
+		if path != p {
+			t.Errorf("hook told %s, want %s", path, p)
+		}
+		cancel()
+	})
+	l, err := LockContext(ctx, p)
+	if !errors.Is(err, context.Canceled) || l != nil {
+		t.Fatalf("LockContext = %v, %v; want context.Canceled", l, err)
+	}
+	if told != 1 {
+		t.Errorf("hook told %d times, want 1", told)
+	}
+	// Freed while another waits: the waiter gets it.
+	got := make(chan error, 1)
+	waiting := make(chan struct{})
+	go func() {
+		l, err := LockContext(WithLockWait(context.Background(), func(string) { close(waiting) }), p)
+		if err == nil {
+			err = l.Unlock()
+		}
+		got <- err
+	}()
+	<-waiting
+	held.Unlock()
+	if err := <-got; err != nil {
+		t.Fatal(err)
 	}
 }
