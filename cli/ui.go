@@ -425,10 +425,12 @@ func (inv *invocation) table(rows [][]string) {
 
 // spinner shows a spinner with msg on stderr, when stderr is a terminal,
 // for work that takes longer than a moment. The returned func stops it.
+// msg may name a server or a tool: it is sanitized (and masked) here.
 func (inv *invocation) spinner(msg string) (stop func()) {
 	if inv.live == nil || inv.json {
 		return func() {}
 	}
+	msg = safe.Sanitize(inv.redact(msg))
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
