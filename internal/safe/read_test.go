@@ -226,3 +226,22 @@ func TestReadFileIn(t *testing.T) {
 		t.Errorf("through an alias of the folder: %v", err)
 	}
 }
+
+// FuzzWithin: a path joined under root is within it exactly when its
+// cleaned relative part does not climb out with "..".
+func FuzzWithin(f *testing.F) {
+	for _, s := range []string{"a", "..", "../x", "a/../..", "a/../b", "..a", "./.", "a/b/../../.."} {
+		f.Add(s)
+	}
+	root := filepath.FromSlash("/p/proj")
+	f.Fuzz(func(t *testing.T, rel string) {
+		if filepath.IsAbs(rel) || strings.ContainsRune(rel, 0) || filepath.VolumeName(rel) != "" {
+			return
+		}
+		c := filepath.Clean(rel)
+		want := c != ".." && !strings.HasPrefix(c, ".."+string(filepath.Separator))
+		if got := within(root, filepath.Join(root, rel)); got != want {
+			t.Fatalf("within(%q, join %q) = %v, want %v", root, rel, got, want)
+		}
+	})
+}
