@@ -288,8 +288,8 @@ func explain(server, phase string, err error, stdio *transport.StdioConn) error 
 	}
 	out := &ServerError{Server: server, Phase: phase, Err: err}
 	var he *transport.HTTPError
-	var lr *LoginRequiredError
-	var su *StepUpError
+	var lr *oauth.LoginRequiredError
+	var su *oauth.StepUpError
 	var ne net.Error
 	var oe *net.OpError
 	switch {
@@ -315,6 +315,7 @@ func explain(server, phase string, err error, stdio *transport.StdioConn) error 
 			out.Stderr = stdio.StderrTail()
 		}
 	}
+	out.Err = ownAuthErrors(out.Err)
 	return out
 }
 

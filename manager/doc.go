@@ -90,6 +90,7 @@
 // command and for tools of the same kind, each in a file of its own:
 // [Dial] connects ([Spec], [DialOptions]; dial.go), [Doctor] diagnoses
 // phase by phase (doctor.go), [Probe] tries each revision (probe.go); a
-// login goes through [Home]. The errors an agent branches on are aliased
-// here.
+// login goes through [Home]. The errors an agent branches on are this
+// package's own ([ServerError], [LoginRequiredError], [StepUpError], …):
+// nothing of the oauth package is handed out.
 package manager

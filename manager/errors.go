@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -65,19 +66,94 @@ var (
 	ErrTooManyAttempts = oauth.ErrTooManyAttempts
 )
 
-type (
-	// A LoginRequiredError says why a server needs a login.
-	LoginRequiredError = oauth.LoginRequiredError
-	// A StepUpError says the server needs more scope than the token
-	// holds; the next Login asks for it.
-	StepUpError = oauth.StepUpError
-	// A ResourceMismatchError or IssuerMismatchError says the server's
-	// OAuth metadata does not match it: no login goes on.
-	ResourceMismatchError = oauth.ResourceMismatchError
-	IssuerMismatchError   = oauth.IssuerMismatchError
-	// An ExitError says a stdio server's process ended.
-	ExitError = transport.ExitError
-)
+// An ExitError says a stdio server's process ended.
+type ExitError = transport.ExitError
+
+// A LoginRequiredError says why a server needs a login; errors.Is(err,
+// ErrLoginRequired) holds for it.
+type LoginRequiredError struct {
+	Reason string
+	err    error // what the OAuth layer said, if it said it
+}
+
+func (e *LoginRequiredError) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return "login required: " + e.Reason
+}
+
+// Is reports ErrLoginRequired.
+func (e *LoginRequiredError) Is(target error) bool { return target == ErrLoginRequired }
+
+// Unwrap returns what the OAuth layer said, or nil.
+func (e *LoginRequiredError) Unwrap() error { return e.err }
+
+// A StepUpError says the server needs more scope than the token holds
+// (a 403 insufficient_scope); the next Login asks for Scopes.
+type StepUpError struct {
+	Scopes   []string // the union of the scopes held and those required
+	Required []string // what the server asked for
+	err      error
+}
+
+func (e *StepUpError) Error() string { return e.err.Error() }
+
+// Unwrap returns what the OAuth layer said.
+func (e *StepUpError) Unwrap() error { return e.err }
+
+// A ResourceMismatchError says the server's protected resource metadata
+// is for another resource: no login goes on. Both URLs are redacted.
+type ResourceMismatchError struct {
+	Resource, Server string
+	err              error
+}
+
+func (e *ResourceMismatchError) Error() string { return e.err.Error() }
+
+// Unwrap returns what the OAuth layer said.
+func (e *ResourceMismatchError) Unwrap() error { return e.err }
+
+// An IssuerMismatchError says an issuer differs from the one expected
+// (in the authorization server's metadata, or in the authorization
+// response): no login goes on.
+type IssuerMismatchError struct {
+	Where, Expected, Got string
+	err                  error
+}
+
+func (e *IssuerMismatchError) Error() string { return e.err.Error() }
+
+// Unwrap returns what the OAuth layer said.
+func (e *IssuerMismatchError) Unwrap() error { return e.err }
+
+// ownAuthErrors returns err with the errors of the OAuth layer that an
+// agent branches on put in this package's types (each wrapping err), so
+// that errors.As finds them without importing oauth.
+func ownAuthErrors(err error) error {
+	if err == nil {
+		return nil
+	}
+	var (
+		lr *oauth.LoginRequiredError
+		su *oauth.StepUpError
+		rm *oauth.ResourceMismatchError
+		im *oauth.IssuerMismatchError
+	)
+	if errors.As(err, &su) && !errors.As(err, new(*StepUpError)) {
+		err = &StepUpError{Scopes: su.Scopes, Required: su.Required, err: err}
+	}
+	if errors.As(err, &lr) && !errors.As(err, new(*LoginRequiredError)) {
+		err = &LoginRequiredError{Reason: lr.Reason, err: err}
+	}
+	if errors.As(err, &rm) && !errors.As(err, new(*ResourceMismatchError)) {
+		err = &ResourceMismatchError{Resource: rm.Resource, Server: rm.Server, err: err}
+	}
+	if errors.As(err, &im) && !errors.As(err, new(*IssuerMismatchError)) {
+		err = &IssuerMismatchError{Where: im.Where, Expected: im.Expected, Got: im.Got, err: err}
+	}
+	return err
+}
 
 // An ApprovalError says that a server cannot run because the approvals
 // of the home folder cannot be read or created (an approval key that is

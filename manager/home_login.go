@@ -144,7 +144,9 @@ func (h *Home) Login(ctx context.Context, opts LoginOptions) (*LoginResult, erro
 	if err != nil {
 		return nil, err
 	}
-	fail := func(err error) error { return &ServerError{Server: spec.Name, Phase: PhaseAuth, Err: err} }
+	fail := func(err error) error {
+		return &ServerError{Server: spec.Name, Phase: PhaseAuth, Err: ownAuthErrors(err)}
+	}
 	getenv := opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -365,7 +367,7 @@ func (h *Home) Logout(ctx context.Context, name string) (*LogoutResult, error) {
 		}
 	}
 	if err != nil {
-		return nil, &ServerError{Server: name, Phase: PhaseAuth, Err: err}
+		return nil, &ServerError{Server: name, Phase: PhaseAuth, Err: ownAuthErrors(err)}
 	}
 	return res, nil
 }

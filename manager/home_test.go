@@ -2,6 +2,9 @@ package manager
 
 import (
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -92,4 +95,68 @@ func TestOpenHome(t *testing.T) {
 	if _, err := h.Approvals(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestAPIHidesOAuth: no exported name of the package hands out a type
+// of the oauth package (a token store, its states, its errors): an agent
+// reaches logins through Home and branches on this package's errors.
+func TestAPIHidesOAuth(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			for _, n := range exportedParts(decl) {
+				ast.Inspect(n, func(n ast.Node) bool {
+					if sel, ok := n.(*ast.SelectorExpr); ok {
+						if id, ok := sel.X.(*ast.Ident); ok && id.Name == "oauth" {
+							t.Errorf("%s: an exported name hands out oauth.%s", fset.Position(sel.Pos()), sel.Sel.Name)
+						}
+					}
+					return true
+				})
+			}
+		}
+	}
+}
+
+// exportedParts are the parts of decl an importer sees: the signatures
+// of exported functions and methods, and the exported types with their
+// exported fields (values are left out: a constant or variable that
+// re-exports a sentinel error is an error value, not a type).
+func exportedParts(decl ast.Decl) []ast.Node {
+	var out []ast.Node
+	switch d := decl.(type) {
+	case *ast.FuncDecl:
+		if d.Name.IsExported() {
+			out = append(out, d.Type)
+		}
+	case *ast.GenDecl:
+		for _, spec := range d.Specs {
+			ts, ok := spec.(*ast.TypeSpec)
+			if !ok || !ts.Name.IsExported() {
+				continue
+			}
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok {
+				out = append(out, ts.Type)
+				continue
+			}
+			for _, field := range st.Fields.List {
+				if len(field.Names) == 0 || field.Names[0].IsExported() {
+					out = append(out, field.Type)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -87,8 +87,8 @@ func TestLoginThroughTheManager(t *testing.T) {
 	f.Mu.Unlock()
 	_, err = m.Call(ctx, toolNamed(t, tools, "srv", "echo"), map[string]any{"text": "x"})
 	var su *StepUpError
-	if !errors.As(err, &su) {
-		t.Fatalf("call without the scope: %v (%T), want a *StepUpError", err, err)
+	if !errors.As(err, &su) || !slices.Contains(su.Required, "mcp:write") || !slices.Contains(su.Scopes, "mcp:read") {
+		t.Fatalf("call without the scope: %v (%T), want a *StepUpError asking for mcp:write", err, err)
 	}
 	pasted := make(chan string, 1)
 	_, err = h.Login(ctx, LoginOptions{Server: cfg.Server("srv"),
