@@ -106,7 +106,9 @@ func writeFileJSON(t *testing.T, path string, v any) {
 // import) whose names and values are the hostile strings, beside a
 // server "h" that is the hostile server at url.
 func hostileProject(t *testing.T, dir, url string) {
-	servers := map[string]any{"h": map[string]any{"url": url}}
+	servers := map[string]any{"h": map[string]any{"url": url},
+		// The demo server as a hostile one: the 2026-07-28 era, over stdio.
+		"d": map[string]any{"command": scriptBinary, "args": []string{"serve-demo", "--hostile"}}}
 	for _, s := range hostile.Strings {
 		servers["p "+s.S] = map[string]any{"command": "x " + s.S, "args": []string{s.S}}
 		servers["q"+s.Name] = map[string]any{"command": "x " + s.S, "args": []string{s.S}, "cwd": s.S,
@@ -142,8 +144,10 @@ func TestEscaperCommands(t *testing.T) {
 	clean := newWalkEnv(t)
 	w := newWalkEnv(t)
 	hostileProject(t, w.dir, url)
-	if _, stderr, code := w.run("approve", "h"); code != 0 {
-		t.Fatalf("approve h: exit %d\n%s", code, stderr)
+	for _, name := range []string{"h", "d"} {
+		if _, stderr, code := w.run("approve", name); code != 0 {
+			t.Fatalf("approve %s: exit %d\n%s", name, code, stderr)
+		}
 	}
 	tool := hostile.ToolName(hostile.Strings[11]) // <!--
 	res := hostile.ResourceURI(hostile.Strings[13])
@@ -158,6 +162,7 @@ func TestEscaperCommands(t *testing.T) {
 		{"prompt", url, prompt}, {"prompt", url, "nosuch " + argv},
 		{"doctor", url}, {"doctor", "h"}, {"probe", url}, {"list", "--strict"},
 		{"call", url, hostile.ToolName(hostile.Strings[7]), "--events"}, {"test", "--verbose", url},
+		{"test", "d"}, {"call", "d", tool}, {"call", "d", "echo", "text=" + argv}, {"doctor", "d"}, {"probe", "d"},
 		{"import", "--from", "cursor"}, {"approve", "--all", "--project"}, {"approve", "q" + hostile.Strings[5].Name},
 	} {
 		runs = append(runs, walkRun{args: args, sink: sinkTerminal}, walkRun{args: append(args, "--json"), sink: sinkJSON})
@@ -170,6 +175,7 @@ func TestEscaperCommands(t *testing.T) {
 		walkRun{args: []string{"diff", old, url1, "--fail-on", "any", "--json"}, sink: sinkJSON},
 		walkRun{args: []string{"diff", old, url1, "--fail-on", "breaking", "--markdown"}, sink: sinkMarkdown},
 		walkRun{args: []string{"diff", old, url1, "--markdown"}, sink: sinkMarkdown},
+		walkRun{args: []string{"diff", old, "d", "--markdown", "--fail-on", "any"}, sink: sinkMarkdown},
 		walkRun{args: []string{"diff", old, url1, "--fail-on", "any"}, sink: sinkTerminal, junit: true},
 		walkRun{args: []string{"test", "h"}, sink: sinkTerminal, junit: true},
 		walkRun{args: []string{"list"}, sink: sinkTerminal, junit: true},
@@ -215,7 +221,7 @@ func TestEscaperCommands(t *testing.T) {
 			checkRoundTrip(t, name, stdout)
 		}
 		if r.sink == sinkMarkdown {
-			checkMarkdownDiff(t, name, w, stdout, old, url1)
+			checkMarkdownDiff(t, name, w, stdout, args[1], args[2])
 		}
 	}
 	if !w.sawHostile {

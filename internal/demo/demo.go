@@ -56,6 +56,8 @@ type Options struct {
 	// (io.modelcontextprotocol/tasks) in the modern era: see tasks.go.
 	Tasks         bool
 	VersionAnswer string // forces the protocolVersion answered to initialize
+	// Hostile makes every string the demo says hostile (see hostile.go).
+	Hostile bool
 
 	HangInitialize   bool // never answer initialize (nor server/discover)
 	CrashOnFirstCall bool // exit 3 (stdio) or drop the connection (HTTP) on the first tools/call
@@ -132,6 +134,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	fs.IntVar(&o.ExtraTools, "tools", 0, "add `N` extra tools tool-0001…")
 	fs.BoolVar(&o.Tasks, "tasks", false, "add the task tools slow-task, ask-task and fail-task and serve the Tasks extension (modern era)")
 	fs.BoolVar(&o.NextRelease, "next-release", false, "serve the surface of a pretend next release (version 0.2.0), for mcpwire diff")
+	fs.BoolVar(&o.Hostile, "hostile", false, "say hostile strings: name, instructions and one more tool per string of internal/hostile's table (tests)")
 	fs.StringVar(&o.VersionAnswer, "version-answer", "", "answer initialize with protocol `VERSION`")
 	fs.BoolVar(&o.HangInitialize, "hang-initialize", false, "never answer initialize nor server/discover")
 	fs.BoolVar(&o.ExitAtStart, "exit-at-start", false, "print an error and exit 1 before reading anything")

@@ -165,7 +165,7 @@ func (s *server) handleModern(ctx context.Context, p peer, req *jsonrpc.Request)
 		res = map[string]any{
 			"supportedVersions": s.versionsSpoken(),
 			"capabilities":      caps,
-			"instructions":      instructions,
+			"instructions":      s.instructionsText(),
 		}
 	case "subscriptions/listen":
 		return s.listen(ctx, p, req)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcpwire/mcpwire/internal/hostile"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
@@ -293,7 +294,7 @@ func (s *server) initialize(ctx context.Context, req *jsonrpc.Request) (any, err
 		"protocolVersion": version,
 		"capabilities":    capabilities(),
 		"serverInfo":      s.serverInfo(),
-		"instructions":    instructions,
+		"instructions":    s.instructionsText(),
 	}, nil
 }
 
@@ -314,6 +315,10 @@ func capabilities() map[string]any {
 
 // serverInfo is the demo's identity.
 func (s *server) serverInfo() map[string]any {
+	if s.opts.Hostile {
+		return map[string]any{"name": "mcpwire-demo " + hostile.Strings[0].S, "title": "mcpwire demo server " + hostile.All(),
+			"version": s.serverVersion() + " " + hostile.Strings[2].S}
+	}
 	return map[string]any{
 		"name":    "mcpwire-demo",
 		"title":   "mcpwire demo server",

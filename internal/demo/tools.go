@@ -107,6 +107,9 @@ func (s *server) listTools(params json.RawMessage) (any, error) {
 	if s.opts.Tasks {
 		base = append(base, taskTools()...)
 	}
+	if s.opts.Hostile {
+		base = append(base, hostileTools()...)
+	}
 	total := len(base) + s.opts.ExtraTools
 	start, end, next, err := page(params, total, s.opts.PageSize)
 	if err != nil {
