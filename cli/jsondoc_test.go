@@ -225,6 +225,35 @@ type jCall struct {
 	TaskID            string         `json:"taskId"`
 }
 
+type jSkillFile struct {
+	URI    string `json:"uri"`
+	Path   string `json:"path"`
+	Size   int    `json:"size"`
+	Digest string `json:"digest"`
+}
+
+type jSkillBrief struct {
+	Name        string       `json:"name"`
+	URI         string       `json:"uri"`
+	Description string       `json:"description"`
+	Frontmatter any          `json:"frontmatter"`
+	Dynamic     bool         `json:"dynamic"`
+	Files       []jSkillFile `json:"files"`
+}
+
+type jSkills struct {
+	Server string        `json:"server"`
+	Skills []jSkillBrief `json:"skills"`
+}
+
+type jSkill struct {
+	Server string       `json:"server"`
+	Name   string       `json:"name"`
+	URI    string       `json:"uri"`
+	Files  []jSkillFile `json:"files"`
+	Out    string       `json:"out"`
+}
+
 type jTask struct {
 	Server         string `json:"server"`
 	Tool           string `json:"tool"`
@@ -486,6 +515,9 @@ var docSections = map[string]reflect.Type{
 	"test":                                 reflect.TypeFor[jTest](),
 	"call":                                 reflect.TypeFor[jCall](),
 	"task get, task cancel, call --detach": reflect.TypeFor[jTask](),
+	"skills":                               reflect.TypeFor[jSkills](),
+	"skill":                                reflect.TypeFor[jSkill](),
+	"skillFile":                            reflect.TypeFor[jSkillFile](),
 	"read":                                 reflect.TypeFor[jRead](),
 	"prompt":                               reflect.TypeFor[jPromptDoc](),
 	"complete":                             reflect.TypeFor[jComplete](),
@@ -524,6 +556,7 @@ var sharedShapes = map[reflect.Type]bool{
 	reflect.TypeFor[jCapabilities](): true, reflect.TypeFor[jTool](): true, reflect.TypeFor[jToolAnnotations](): true,
 	reflect.TypeFor[jResource](): true, reflect.TypeFor[jResourceTemplate](): true, reflect.TypeFor[jAnnotations](): true,
 	reflect.TypeFor[jPrompt](): true, reflect.TypeFor[jContent](): true, reflect.TypeFor[jResourceContents](): true,
+	reflect.TypeFor[jSkillFile](): true,
 }
 
 // jsonField is a member of a shape.
@@ -793,6 +826,9 @@ func TestJSONDocuments(t *testing.T) {
 		{[]string{"call", "--demo", "add", "a=1", "b=2", "--json"}, 0, reflect.TypeFor[jCall]()},
 		{[]string{"call", "--demo", "image", "--json"}, 0, reflect.TypeFor[jCall]()},
 		{[]string{"call", "--demo", "fail", "--json"}, ExitToolErr, reflect.TypeFor[jCall]()},
+		{[]string{"skills", "--json", "--", demo, "serve-demo", "--skills=on"}, 0, reflect.TypeFor[jSkills]()},
+		{[]string{"skill", "greeting", "--json", "--out", filepath.Join(work, "skills"), "--", demo, "serve-demo", "--skills=on"}, 0, reflect.TypeFor[jSkill]()},
+		{[]string{"skill", "greeting", "--json", "--", demo, "serve-demo", "--skills=tampered"}, ExitServer, reflect.TypeFor[jFailure]()},
 		{[]string{"read", "--demo", "demo://readme", "--json"}, 0, reflect.TypeFor[jRead]()},
 		{[]string{"read", "--demo", "demo://logo.png", "--json"}, 0, reflect.TypeFor[jRead]()},
 		{[]string{"prompt", "--demo", "greet", "name=Ada", "--json"}, 0, reflect.TypeFor[jPromptDoc]()},

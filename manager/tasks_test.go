@@ -89,3 +89,29 @@ func TestManagerTasks(t *testing.T) {
 		}
 	}
 }
+
+// Skills through the Manager: listed across servers without reading a
+// file, loaded verified, a tampered one refused naming its file.
+func TestManagerSkills(t *testing.T) {
+	proctest.Check(t)
+	m, _ := newManager(t, Options{}, demoServer{name: "docs", args: []string{"--skills=on"}},
+		demoServer{name: "bad", args: []string{"--skills=tampered"}}, demoServer{name: "plain"})
+	mustTools(t, m)
+	ctx := context.Background()
+	skills, err := m.Skills(ctx)
+	if err != nil || len(skills) != 4 {
+		t.Fatalf("Skills: %+v %v", skills, err)
+	}
+	sk, err := m.GetSkill(ctx, "docs", "greeting")
+	if err != nil || len(sk.Files) != 2 || sk.Files[0].Path != "SKILL.md" {
+		t.Fatalf("GetSkill: %+v %v", sk, err)
+	}
+	_, err = m.GetSkill(ctx, "bad", "greeting")
+	var ve *protocol.SkillVerifyError
+	if !errors.As(err, &ve) || ve.File != "skill://greeting/SKILL.md" {
+		t.Fatalf("tampered: %v", err)
+	}
+	if _, err := m.GetSkill(ctx, "plain", "greeting"); err == nil {
+		t.Error("a server without skills gave one")
+	}
+}

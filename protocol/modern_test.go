@@ -130,7 +130,7 @@ func TestModernMeta(t *testing.T) {
 	}
 	// No Roots option: no roots capability (no roots unless asked); the
 	// Tasks extension, which CallTool follows.
-	if string(c.meta.ClientCapabilities) != `{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}}` {
+	if string(c.meta.ClientCapabilities) != `{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/skills":{},"io.modelcontextprotocol/tasks":{}}}` {
 		t.Errorf("capabilities %s", c.meta.ClientCapabilities)
 	}
 	if !strings.Contains(string(c.params), `"com.example/k":"v"`) || !strings.Contains(string(c.params), `"arguments":{"a":"b"}`) {

@@ -349,8 +349,9 @@ func (s *Session) clientCapabilities(version string) map[string]any {
 	}
 	if EraOf(version) == EraModern {
 		// Any tools/call may come back as a task: CallTool follows it
-		// to its end, CallToolTask hands it over (tasks.go).
-		caps["extensions"] = map[string]any{ExtTasks: struct{}{}}
+		// to its end, CallToolTask hands it over (tasks.go). Skills are
+		// listed and loaded on demand (skills.go).
+		caps["extensions"] = map[string]any{ExtTasks: struct{}{}, ExtSkills: struct{}{}}
 	}
 	return caps
 }

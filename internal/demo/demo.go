@@ -54,7 +54,10 @@ type Options struct {
 	NextRelease bool // serve the surface of a pretend next release (see nextRelease), for diff tests
 	// Tasks adds three task tools and serves the Tasks extension
 	// (io.modelcontextprotocol/tasks) in the modern era: see tasks.go.
-	Tasks         bool
+	Tasks bool
+	// Skills serves the Skills extension (io.modelcontextprotocol/skills):
+	// "on", or "tampered" (see skills.go); "" none.
+	Skills        string
 	VersionAnswer string // forces the protocolVersion answered to initialize
 	// Hostile makes every string the demo says hostile (see hostile.go).
 	Hostile bool
@@ -132,6 +135,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	fs.StringVar(&o.Early, "early", "", "a request before initialize (legacy): error (the default, -32600), initialize-first (-32602), unsupported (-32022 without data), unsupported-legacy (-32022 naming 2025-06-18 only), ignore (never answered) or exit")
 	fs.IntVar(&o.PageSize, "page-size", 0, "items per page of each list (0 = one page)")
 	fs.IntVar(&o.ExtraTools, "tools", 0, "add `N` extra tools tool-0001…")
+	fs.StringVar(&o.Skills, "skills", "", "serve the Skills extension: on (two skills), or tampered (a SKILL.md that fails its digest)")
 	fs.BoolVar(&o.Tasks, "tasks", false, "add the task tools slow-task, ask-task and fail-task and serve the Tasks extension (modern era)")
 	fs.BoolVar(&o.NextRelease, "next-release", false, "serve the surface of a pretend next release (version 0.2.0), for mcpwire diff")
 	fs.BoolVar(&o.Hostile, "hostile", false, "say hostile strings: name, instructions and one more tool per string of internal/hostile's table (tests)")
@@ -163,6 +167,12 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	default:
 		fmt.Fprintf(stderr, "serve-demo: --era must be dual, modern or legacy, not %q\n", o.Era)
 		return o, "", errors.New("demo: bad --era")
+	}
+	switch o.Skills {
+	case "", "on", "tampered":
+	default:
+		fmt.Fprintf(stderr, "serve-demo: --skills must be on or tampered, not %q\n", o.Skills)
+		return o, "", errors.New("demo: bad --skills")
 	}
 	switch o.Early {
 	case "error":

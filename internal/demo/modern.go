@@ -159,9 +159,7 @@ func (s *server) handleModern(ctx context.Context, p peer, req *jsonrpc.Request)
 			return nil, ctx.Err()
 		}
 		caps := capabilities()
-		if s.opts.Tasks {
-			caps["extensions"] = map[string]any{extTasks: struct{}{}}
-		}
+		caps = s.withExtensions(caps)
 		res = map[string]any{
 			"supportedVersions": s.versionsSpoken(),
 			"capabilities":      caps,

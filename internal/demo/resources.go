@@ -66,6 +66,9 @@ func (s *server) readResource(params json.RawMessage) (any, error) {
 	if err := decode(params, &in); err != nil {
 		return nil, err
 	}
+	if res, ok := s.readSkillFile(in.URI); ok {
+		return res, nil
+	}
 	textContent := func(mime, t string) (any, error) {
 		return map[string]any{"contents": []any{map[string]any{"uri": in.URI, "mimeType": mime, "text": t}}}, nil
 	}

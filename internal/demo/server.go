@@ -211,6 +211,8 @@ func (s *server) dispatch(ctx context.Context, p peer, req *jsonrpc.Request) (an
 		return s.complete(req.Params)
 	case "tasks/get", "tasks/update", "tasks/cancel":
 		return s.taskMethod(ctx, req)
+	case "skills/list", "skills/get", "resources/directory/read":
+		return s.skillMethod(req)
 	case "logging/setLevel":
 		return s.setLevel(ctx, p, req.Params)
 	}
@@ -292,7 +294,7 @@ func (s *server) initialize(ctx context.Context, req *jsonrpc.Request) (any, err
 	s.mu.Unlock()
 	return map[string]any{
 		"protocolVersion": version,
-		"capabilities":    capabilities(),
+		"capabilities":    s.withExtensions(capabilities()),
 		"serverInfo":      s.serverInfo(),
 		"instructions":    s.instructionsText(),
 	}, nil
@@ -311,6 +313,22 @@ func capabilities() map[string]any {
 		"completions": struct{}{},
 		"logging":     struct{}{},
 	}
+}
+
+// withExtensions adds the extensions the options serve to caps: Tasks
+// (modern era only), Skills.
+func (s *server) withExtensions(caps map[string]any) map[string]any {
+	ext := map[string]any{}
+	if s.opts.Tasks {
+		ext[extTasks] = struct{}{}
+	}
+	if s.opts.Skills != "" {
+		ext[extSkills] = skillsCapability()
+	}
+	if len(ext) > 0 {
+		caps["extensions"] = ext
+	}
+	return caps
 }
 
 // serverInfo is the demo's identity.

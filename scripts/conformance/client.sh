@@ -125,6 +125,19 @@ let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
 });')
 	run call "$url" json_schema_echo "$schema" >/dev/null
 	;;
+sep-2640-client-no-prefetch)
+	# List the server's skills: nothing of them is fetched before one is
+	# loaded.
+	run skills "$url" >/dev/null
+	;;
+sep-2640-client-verify-*)
+	# Load a skill whose SKILL.md fails its digest, size or frontmatter:
+	# mcpwire must refuse it (and read nothing more of it).
+	if run skill "$url" pdf-processing --out "$home/skills" >/dev/null; then
+		echo "client.sh: mcpwire loaded a skill that fails verification" >&2
+		exit 1
+	fi
+	;;
 auth/*)
 	# What a user (or a CI job) does: add the server, log in, use it.
 	# The scenario's context (MCP_CONFORMANCE_CONTEXT, JSON) holds the

@@ -3,7 +3,8 @@
 # mcpwire, through the adapter scripts/conformance/client.sh, and judges
 # each by the runner's exit code for that single scenario (the strictest
 # verdict: any FAILURE or WARNING check, a timeout, or a non-zero client
-# exit fails it).
+# exit fails it); a scenario whose checks were all SKIPPED fails too (it
+# tested nothing).
 #
 #   scripts/conformance/run.sh                   every run below
 #   scripts/conformance/run.sh modern legacy     only these runs
@@ -20,7 +21,7 @@
 #               scenario of that version
 #   extensions  0.2.0-alpha.12: the auth extension scenarios (DPoP, DPoP
 #               nonces, workload identity, client credentials, enterprise
-#               managed authorization)
+#               managed authorization) and the Skills ones (sep-2640-client-*)
 #
 # A scenario listed in scripts/conformance/expected-failures.txt (as
 # "RUN SCENARIO", or a bare scenario name for the stable run) may fail; one
@@ -94,7 +95,8 @@ scenarios_of() {
 		;;
 	legacy) "$node22" "$alpha" list --client --spec-version 2025-11-25 ;;
 	extensions)
-		for s in auth/dpop auth/dpop-nonce auth/wif-jwt-bearer auth/client-credentials-jwt auth/client-credentials-basic auth/enterprise-managed-authorization; do
+		for s in auth/dpop auth/dpop-nonce auth/wif-jwt-bearer auth/client-credentials-jwt auth/client-credentials-basic auth/enterprise-managed-authorization \
+			sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size sep-2640-client-verify-frontmatter; do
 			echo "  - $s"
 		done
 		;;
@@ -159,6 +161,17 @@ for k in "${!expected[@]}"; do
 	fi
 done
 
+# all_skipped says whether the checks.json of a scenario's run holds
+# checks and all of them SKIPPED.
+all_skipped() {
+	local f
+	f=$(ls -t "$out/$1/results/$2"-*/checks.json 2>/dev/null | head -n 1)
+	[[ -n "$f" ]] || return 1
+	"$node22" -e '
+const c = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+process.exit(Array.isArray(c) && c.length > 0 && c.every((x) => x.status === "SKIPPED") ? 0 : 1);' "$f"
+}
+
 # one runs a scenario and writes "RUN SCENARIO VERDICT SECONDS" to its
 # result file.
 one() {
@@ -174,6 +187,11 @@ one() {
 		--command "exec bash $adapter" --scenario "$s" $(flags_of "$run") \
 		--timeout "$timeout_ms" -o "$out/$run/results" >"$log" 2>&1 || rc=$?
 	secs=$(awk -v ns=$(($(date +%s%N) - start)) 'BEGIN { printf "%.1f", ns / 1e9 }')
+	# A scenario whose checks were all skipped tested nothing: failed.
+	if [[ $rc -eq 0 ]] && all_skipped "$run" "$s"; then
+		echo "conformance: every check of $run $s was SKIPPED: nothing was tested" >>"$log"
+		rc=1
+	fi
 	if [[ $rc -eq 0 && -z "${expected["$run $s"]:-}" ]]; then
 		verdict=PASS
 	elif [[ $rc -eq 0 ]]; then
