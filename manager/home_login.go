@@ -166,8 +166,8 @@ func (h *Home) Login(ctx context.Context, opts LoginOptions) (*LoginResult, erro
 		scopes = opts.Scopes
 	}
 
-	// A step-up asked for more scope: ask for the union, a bounded number
-	// of times in a row.
+	// Logged in already: nothing is asked of the person, unless Force, a
+	// machine grant or a pending step-up says otherwise.
 	su, _ := h.StepUp(spec.Name)
 	machine := opts.ClientCredentials || opts.IDToken != "" || opts.JWTAssertionFile != ""
 	if su == nil && !opts.Force && !machine {
@@ -175,6 +175,8 @@ func (h *Home) Login(ctx context.Context, opts LoginOptions) (*LoginResult, erro
 			return res, nil
 		}
 	}
+	// A step-up asked for more scope: ask for the union, a bounded number
+	// of times in a row.
 	if su != nil {
 		var a oauth.Attempts
 		for i := 0; i < su.Attempts; i++ {
