@@ -222,6 +222,7 @@ func (c *Conn) StartRaw(ctx context.Context, method string, params json.RawMessa
 		}
 		return nil, err
 	}
+	p.req.Params = nil // sent: a big request is not held while its answer comes
 	return p, nil
 }
 

@@ -285,6 +285,25 @@ func AppendMessage(dst []byte, msg Message) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
+// SplitMessage is AppendMessage for a writer that sends a big request
+// without copying its params: when msg is a request whose params are at
+// least 64 KiB and one line already, it returns the encoding up to them
+// (appended to dst) and the params; the message is head, then body, then
+// "}". Otherwise head is the whole message and body is nil.
+func SplitMessage(dst []byte, msg Message) (head, body []byte, err error) {
+	m, ok := msg.(*Request)
+	if !ok || len(m.Params) < 64<<10 || bytes.IndexByte(m.Params, '\n') >= 0 || bytes.IndexByte(m.Params, '\r') >= 0 {
+		head, err = AppendMessage(dst, msg)
+		return head, nil, err
+	}
+	head, err = AppendMessage(dst, &Request{ID: m.ID, Method: m.Method})
+	if err != nil {
+		return nil, nil, err
+	}
+	head = append(head[:len(head)-1], `,"params":`...)
+	return head, m.Params, nil
+}
+
 // appendRaw appends raw JSON, compacted when it spans lines, so that an
 // encoded message is always one line (newline framing depends on it).
 func appendRaw(dst []byte, raw json.RawMessage) []byte {

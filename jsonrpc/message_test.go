@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -228,4 +229,34 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatalf("AppendString(%q) = %s, want %s", s, got[1:], want)
 		}
 	})
+}
+
+// TestSplitMessage: a big request in parts is the bytes AppendMessage
+// gives; small ones and params of several lines come whole.
+func TestSplitMessage(t *testing.T) {
+	big := json.RawMessage(`{"s":"` + strings.Repeat("x", 64<<10) + `"}`)
+	for _, m := range []*Request{
+		{ID: Int64ID(7), Method: "tools/call", Params: big},
+		{ID: StringID("a"), Method: "m", Params: json.RawMessage(`{"a":1}`)},
+		{ID: Int64ID(1), Method: "m", Params: json.RawMessage("{\"s\":\n\"" + strings.Repeat("x", 64<<10) + "\"}")},
+	} {
+		want, err := AppendMessage(nil, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, body, err := SplitMessage([]byte("junk"), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := append(head[4:], body...)
+		if body != nil {
+			got = append(got, '}')
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: parts give %.80q, want %.80q", m.Method, got, want)
+		}
+		if (body != nil) != (len(m.Params) > 64<<10 && bytes.IndexByte(m.Params, '\n') < 0) {
+			t.Errorf("%s: split %v", m.Method, body != nil)
+		}
+	}
 }

@@ -109,10 +109,10 @@ func (s *Session) newModernState(version string) (*modernState, error) {
 // withMeta returns params (a JSON object, or nil) with _meta added: the
 // protocol fields, the log level when one was asked for, and extra (the
 // caller's members; the protocol fields win over members of the same
-// name). Without the last two the _meta member is the one encoded once
+// name); more are added beside it, in the same copy. Without the last two the _meta member is the one encoded once
 // for the session.
-func (m *modernState) withMeta(params json.RawMessage, extra map[string]any, level string) (json.RawMessage, error) {
-	if level == "" && len(extra) == 0 {
+func (m *modernState) withMeta(params json.RawMessage, extra map[string]any, level string, more ...member) (json.RawMessage, error) {
+	if level == "" && len(extra) == 0 && len(more) == 0 {
 		return splice(params, []string{"_meta"}, m.meta)
 	}
 	meta := make([]byte, 0, len(m.base)+64)
@@ -146,7 +146,7 @@ func (m *modernState) withMeta(params json.RawMessage, extra map[string]any, lev
 		}
 	}
 	meta = append(meta, '}')
-	return addMembers(params, member{"_meta", meta})
+	return addMembers(params, append([]member{{"_meta", meta}}, more...)...)
 }
 
 // A member is one member to add to a JSON object.
@@ -159,23 +159,24 @@ type member struct {
 // with the members added in front. A member raw already has is replaced.
 func addMembers(raw json.RawMessage, members ...member) (json.RawMessage, error) {
 	keys := make([]string, len(members))
-	var head []byte
+	head := make([][]byte, 0, 2*len(members)) // name and value of each, not joined: a big value is copied once
 	for i, m := range members {
 		keys[i] = m.key
+		var name []byte
 		if i > 0 {
-			head = append(head, ',')
+			name = append(name, ',')
 		}
-		head = jsonrpc.AppendString(head, m.key)
-		head = append(head, ':')
-		head = append(head, m.value...)
+		name = jsonrpc.AppendString(name, m.key)
+		head = append(head, append(name, ':'), m.value)
 	}
-	return splice(raw, keys, head)
+	return splice(raw, keys, head...)
 }
 
 // splice returns the JSON object raw (null or absent: an empty object)
-// with head (encoded members, `"k":v,…`, whose names are keys) in front.
-// A member raw already has of those names is dropped.
-func splice(raw json.RawMessage, keys []string, head []byte) (json.RawMessage, error) {
+// with head (encoded members, `"k":v,…`, whose names are keys, in parts
+// to be joined) in front. A member raw already has of those names is
+// dropped.
+func splice(raw json.RawMessage, keys []string, head ...[]byte) (json.RawMessage, error) {
 	body := bytes.TrimSpace(raw)
 	if len(body) == 0 || string(body) == "null" {
 		body = []byte("{}")
@@ -192,9 +193,15 @@ func splice(raw json.RawMessage, keys []string, head []byte) (json.RawMessage, e
 		}
 	}
 	rest := bytes.TrimSpace(body[1:])
-	out := make([]byte, 0, len(head)+len(rest)+2)
+	n := len(rest) + 2
+	for _, h := range head {
+		n += len(h)
+	}
+	out := make([]byte, 0, n)
 	out = append(out, '{')
-	out = append(out, head...)
+	for _, h := range head {
+		out = append(out, h...)
+	}
 	if len(rest) > 0 && rest[0] != '}' {
 		out = append(out, ',')
 	}
@@ -299,7 +306,7 @@ func (s *Session) switchVersion(err error) bool {
 type resultHead struct {
 	resultType    string
 	inputRequests json.RawMessage
-	requestState  *string
+	requestState  json.RawMessage // the JSON string as sent (aliasing the answer), nil when absent
 	meta          json.RawMessage
 	ttlMs         *int64
 	cacheScope    string
@@ -317,11 +324,15 @@ func (h *resultHead) take(c *jsonscan.Cursor, key []byte) (bool, error) {
 		if c.Null() {
 			return true, nil
 		}
-		var st string
-		if err := str(c, "requestState", &st); err != nil {
-			return true, err
+		// Kept as sent: echoed unchanged without being decoded and
+		// encoded again (a big state costs one copy, in the retry).
+		if c.Kind() != '"' {
+			return true, errors.New("requestState: not a string")
 		}
-		h.requestState = &st
+		h.requestState = json.RawMessage(c.Raw())
+		if !jsonscan.Valid(h.requestState) {
+			return true, errors.New("requestState: not a valid JSON string")
+		}
 	case "_meta":
 		raw(c, &h.meta)
 	case "ttlMs":

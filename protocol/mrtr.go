@@ -104,9 +104,21 @@ func (s *Session) rounds(ctx context.Context, rq *request, take func(*jsonrpc.Re
 		*cur = *rq
 		cur.raw = base
 	}
-	total := 0 // input requests answered in the rounds so far
+	total := 0           // input requests answered in the rounds so far
+	var last *resultHead // the head of the last answer, which the retry was made of
 	for round := 1; ; round++ {
-		resp, err := s.callResponse(ctx, cur)
+		sc, err := s.startCall(ctx, cur)
+		if err != nil {
+			return err
+		}
+		// Sent: sc has what it needs, and lets a big retry go. What
+		// take kept of the last answer must not hold that answer (its
+		// requestState) while the next one is read.
+		cur.more = nil
+		if last != nil {
+			last.inputRequests, last.requestState = nil, nil
+		}
+		resp, err := sc.wait()
 		if err != nil {
 			return err
 		}
@@ -117,6 +129,7 @@ func (s *Session) rounds(ctx context.Context, rq *request, take func(*jsonrpc.Re
 		if err := s.checkHead(rq.method, h, true); err != nil {
 			return err
 		}
+		last = h
 		if s.era != EraModern || h.resultType != "input_required" {
 			return nil
 		}
@@ -137,22 +150,20 @@ func (s *Session) rounds(ctx context.Context, rq *request, take func(*jsonrpc.Re
 			members = append(members, member{"inputResponses", answers})
 		}
 		if h.requestState != nil {
-			members = append(members, member{"requestState", jsonrpc.AppendString(nil, *h.requestState)})
+			members = append(members, member{"requestState", h.requestState})
 		}
 		if len(members) == 0 {
 			// Neither requests nor state: the server asks to be asked
 			// again (the revision allows it), as it was.
 			continue
 		}
-		p, err := addMembers(base, members...)
-		if err != nil {
-			return &MethodError{Method: rq.method, Err: err}
-		}
 		if cur == rq {
 			cur = &request{}
 			*cur = *rq
 		}
-		cur.raw = p
+		// Added when sent, with _meta: a big requestState is copied
+		// once, from the answer into the retry.
+		cur.raw, cur.more = base, members
 	}
 }
 
@@ -177,8 +188,8 @@ func (s *Session) boundInputs(method string, h *resultHead, total int) (inputReq
 	n := len(reqs)
 	var lim *InputLimitError
 	switch {
-	case h.requestState != nil && len(*h.requestState) > s.opts.MaxRequestState:
-		lim = &InputLimitError{Method: method, Why: RefusedState, Got: len(*h.requestState), Max: s.opts.MaxRequestState}
+	case len(h.requestState)-2 > s.opts.MaxRequestState:
+		lim = &InputLimitError{Method: method, Why: RefusedState, Got: len(h.requestState) - 2, Max: s.opts.MaxRequestState}
 	case n > s.opts.MaxInputRequests:
 		lim = &InputLimitError{Method: method, Why: RefusedRound, Got: n, Max: s.opts.MaxInputRequests}
 	case total+n > s.opts.MaxInputTotal:

@@ -45,8 +45,9 @@ func mrtrServerMain(in io.Reader, out io.Writer) int {
 			Params struct {
 				Name      string `json:"name"`
 				Arguments struct {
-					Per  int `json:"per"`
-					Size int `json:"size"`
+					Per    int `json:"per"`
+					Size   int `json:"size"`
+					Rounds int `json:"rounds"`
 				} `json:"arguments"`
 				InputResponses map[string]json.RawMessage `json:"inputResponses"`
 				RequestState   *string                    `json:"requestState"`
@@ -64,6 +65,10 @@ func mrtrServerMain(in io.Reader, out io.Writer) int {
 				"_meta":        map[string]any{"io.modelcontextprotocol/serverInfo": map[string]string{"name": "mrtr-hostile", "version": "1"}}}
 		case "tools/call":
 			calls++
+			if p.Name == "echo-state" {
+				result = echoStateTool(p.Arguments.Size, p.Arguments.Rounds, p.RequestState)
+				break
+			}
 			result = mrtrTool(p.Name, p.Arguments.Per, p.Arguments.Size, p.InputResponses, p.RequestState, calls)
 		default:
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", req.ID)
@@ -113,9 +118,27 @@ func mrtrTool(name string, per, size int, responses map[string]json.RawMessage, 
 	return done("unknown tool")
 }
 
+// echoStateTool gives a requestState of size bytes, rounds times, each
+// carrying its round in its first bytes, and checks each comes back.
+func echoStateTool(size, rounds int, state *string) any {
+	round := 0
+	if state != nil {
+		if len(*state) != size {
+			return map[string]any{"resultType": "complete", "isError": true,
+				"content": []any{map[string]string{"type": "text", "text": "the state came back changed"}}}
+		}
+		round, _ = strconv.Atoi((*state)[:8])
+	}
+	if round == rounds {
+		return map[string]any{"resultType": "complete", "content": []any{map[string]string{"type": "text", "text": "echoed"}}}
+	}
+	next := fmt.Sprintf("%08d", round+1) + strings.Repeat("s", size-8)
+	return map[string]any{"resultType": "input_required", "requestState": next}
+}
+
 // mrtrSession starts the hostile server and connects a session that
 // answers samplings, telling each on sampled.
-func mrtrSession(t *testing.T, opts protocol.Options, sampled func()) *protocol.Session {
+func mrtrSession(t testing.TB, opts protocol.Options, sampled func()) *protocol.Session {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -165,7 +188,7 @@ func (r *refusals) get(key string) int {
 }
 
 // toolCalls asks the hostile server how many tools/call requests it got.
-func toolCalls(t *testing.T, s *protocol.Session) string {
+func toolCalls(t testing.TB, s *protocol.Session) string {
 	t.Helper()
 	res, err := s.CallTool(context.Background(), "stats", nil, nil)
 	if err != nil {

@@ -475,6 +475,8 @@ type request struct {
 	method  string
 	params  any             // marshaled when sent, unless raw is set
 	raw     json.RawMessage // params already marshaled (nil: see params)
+	more    []member        // members put in front of the params with _meta, in the one copy that adds it
+	once    bool            // more was big and is let go once sent: not sent again in another revision
 	opts    *CallOptions
 	name    string            // Mcp-Name: params.name or params.uri, for the methods that have one
 	extra   map[string]string // Mcp-Param-* headers of a tools/call (raw values)
@@ -586,15 +588,15 @@ func (sc *sessionCall) send() error {
 	}
 	ctx := sc.cctx
 	if ms := s.modern.Load(); ms != nil {
-		params, err = ms.withMeta(params, meta, s.logLevel())
+		params, err = ms.withMeta(params, meta, s.logLevel(), rq.more...)
 		if err != nil {
 			return &MethodError{Method: rq.method, Err: err}
 		}
 		if s.headers {
 			ctx = withEnvelope(ctx, ms.envelope(rq))
 		}
-	} else if meta != nil {
-		if params, err = withMeta(params, meta); err != nil {
+	} else if meta != nil || rq.more != nil {
+		if params, err = withMeta(params, meta, rq.more...); err != nil {
 			return &MethodError{Method: rq.method, Err: err}
 		}
 	}
@@ -603,8 +605,17 @@ func (sc *sessionCall) send() error {
 		return sc.fail(err)
 	}
 	sc.pending = p
+	if len(params) >= bigRetry {
+		// A big retry (a requestState of megabytes) is not held while
+		// its answer comes, for a -32022 that asks for it in another
+		// revision: the heap holds the answer alone.
+		rq.more, rq.once = nil, true
+	}
 	return nil
 }
+
+// bigRetry is the size from which a call's params are let go once sent.
+const bigRetry = 1 << 20
 
 // wait waits for the answer and ends the call. In the modern era an
 // UnsupportedProtocolVersionError (-32022) naming another modern revision
@@ -617,7 +628,7 @@ func (sc *sessionCall) wait() (*jsonrpc.Response, error) {
 		if err == nil {
 			return resp, nil
 		}
-		if !sc.retried && !sc.rq.probe && sc.s.switchVersion(err) {
+		if !sc.retried && !sc.rq.probe && !sc.rq.once && sc.s.switchVersion(err) {
 			sc.retried = true
 			if err := sc.send(); err != nil {
 				return nil, err
@@ -665,13 +676,17 @@ func (sc *sessionCall) done() {
 	}
 }
 
-// withMeta adds _meta to params (a JSON object, or nil).
-func withMeta(params json.RawMessage, meta map[string]any) (json.RawMessage, error) {
+// withMeta adds _meta (unless nil) and more to params (a JSON object, or
+// nil).
+func withMeta(params json.RawMessage, meta map[string]any, more ...member) (json.RawMessage, error) {
+	if meta == nil {
+		return addMembers(params, more...)
+	}
 	m, err := jsonrpc.MarshalParams(meta)
 	if err != nil {
 		return nil, fmt.Errorf("marshaling _meta: %v", err)
 	}
-	return addMembers(params, member{"_meta", m})
+	return addMembers(params, append([]member{{"_meta", m}}, more...)...)
 }
 
 // callInto calls method and decodes its result into out, after checking

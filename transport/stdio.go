@@ -408,12 +408,24 @@ func (c *StdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	var err error
-	c.wbuf, err = jsonrpc.AppendMessage(c.wbuf[:0], msg)
+	var body []byte
+	c.wbuf, body, err = jsonrpc.SplitMessage(c.wbuf[:0], msg)
 	if err != nil {
 		return fmt.Errorf("writing to %q: %v", c.cmdName, err)
 	}
 	var n int
-	if len(c.wbuf) < cap(c.wbuf) || len(c.wbuf) < 64<<10 {
+	switch {
+	case body != nil:
+		// A big request: its params are written as they stand, not
+		// copied into the line.
+		for _, b := range [][]byte{c.wbuf, body, []byte("}\n")} {
+			var m int
+			m, err = c.writeBound(ctx, b)
+			if n += m; err != nil {
+				break
+			}
+		}
+	case len(c.wbuf) < cap(c.wbuf) || len(c.wbuf) < 64<<10:
 		c.wbuf = append(c.wbuf, '\n')
 		// Most lines fit the pipe at once: then no deadline is needed.
 		if n = c.quick.write(c.wbuf); n < len(c.wbuf) {
@@ -421,7 +433,7 @@ func (c *StdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			m, err = c.writeBound(ctx, c.wbuf[n:])
 			n += m
 		}
-	} else {
+	default:
 		// A big message that fills its buffer: write the line end apart
 		// rather than copy the message into a bigger buffer.
 		n, err = c.writeBound(ctx, c.wbuf)
