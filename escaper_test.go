@@ -118,6 +118,19 @@ func hostileProject(t *testing.T, dir, url string) {
 	mcp := map[string]any{"mcpServers": servers}
 	writeFileJSON(t, filepath.Join(dir, ".mcp.json"), mcp)
 	writeFileJSON(t, filepath.Join(dir, ".cursor", "mcp.json"), mcp)
+	// An entry in raw bytes, as only a hand-made file has them: invalid
+	// UTF-8, DEL, C1 and bidi inside its strings (which JSON allows but
+	// for the invalid bytes, and which encoding/json would not write).
+	path := filepath.Join(dir, ".mcp.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := "{\"mcpServers\":{\"raw\":{\"command\":\"x\xff\x7f\xc2\x9b\xe2\x80\xae\",\"args\":[\"a\xffb\"],\"env\":{\"K\":\"v\xfe\",\"API_TOKEN\":\"t\xff\xfe-raw-token\"}},"
+	data = bytes.Replace(data, []byte(`{"mcpServers":{`), []byte(raw), 1)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestEscaperCommands runs every command of the CLI against a hostile
@@ -156,7 +169,7 @@ func TestEscaperCommands(t *testing.T) {
 	var runs []walkRun
 	for _, args := range [][]string{
 		{"list"}, {"list", "--no-connect"}, {"test", url}, {"test", "h"}, {"test", "--verbose", "h"},
-		{"get", "h"}, {"get", "q" + hostile.Strings[0].Name}, {"get", "u" + hostile.Strings[11].Name}, {"get", "nosuch " + hostile.Strings[0].S},
+		{"get", "h"}, {"get", "raw"}, {"approve", "raw"}, {"get", "q" + hostile.Strings[0].Name}, {"get", "u" + hostile.Strings[11].Name}, {"get", "nosuch " + hostile.Strings[0].S},
 		{"call", url, tool}, {"call", "h", tool, "arg " + hostile.Strings[11].S + "=" + argv}, {"call", url, "nosuch " + argv},
 		{"read", url, res}, {"read", url, "nosuch" + argv},
 		{"prompt", url, prompt}, {"prompt", url, "nosuch " + argv},

@@ -188,6 +188,25 @@ func checkJSON(in string) error {
 	if v, ok := back["k"+want]; !ok || len(v) != 1 || v[0] != want {
 		return fmt.Errorf("decodes to %q, want %q", back, want)
 	}
+	// A document that embeds raw JSON (a file's definition) may hold the
+	// string's bytes as they are: escaped, it is valid UTF-8 JSON.
+	body := []byte(`{"k":"`)
+	for i := 0; i < len(in); i++ {
+		switch c := in[i]; {
+		case c < 0x20:
+		case c == '\\' || c == '"':
+			body = append(body, '\\', c)
+		default:
+			body = append(body, c)
+		}
+	}
+	raw := EscapeJSON(append(body, `"}`...))
+	if !utf8.Valid(raw) || !json.Valid(raw) {
+		return fmt.Errorf("raw document escaped is not UTF-8 JSON: %q", raw)
+	}
+	if err := terminalInert(string(raw), false); err != nil {
+		return fmt.Errorf("raw document: %v", err)
+	}
 	return nil
 }
 

@@ -129,7 +129,10 @@ func unsafeRune(r rune) bool {
 // controls, bidi and zero-width characters, the other format characters,
 // U+2028 and U+2029) written as a \uXXXX escape instead. The decoded
 // values do not change; a terminal that shows the document is not driven
-// by them. Such characters can only stand inside strings of valid JSON.
+// by them. Each byte of invalid UTF-8 (which a document embedding a
+// file's raw JSON may hold, and which JSON text must not) is written
+// \ufffd, as encoding/json decodes it. Such characters and bytes can only
+// stand inside strings of valid JSON.
 func EscapeJSON(doc []byte) []byte {
 	i := 0
 	for i < len(doc) {
@@ -141,7 +144,7 @@ func EscapeJSON(doc []byte) []byte {
 			continue
 		}
 		r, n := utf8.DecodeRune(doc[i:])
-		if r != utf8.RuneError && unsafeRune(r) {
+		if r == utf8.RuneError && n == 1 || unsafeRune(r) {
 			break
 		}
 		i += n
@@ -167,7 +170,9 @@ func EscapeJSON(doc []byte) []byte {
 		}
 		r, n := utf8.DecodeRune(doc[i:])
 		switch {
-		case r == utf8.RuneError || !unsafeRune(r):
+		case r == utf8.RuneError && n == 1:
+			esc(0xfffd)
+		case !unsafeRune(r):
 			out = append(out, doc[i:i+n]...)
 		case r > 0xffff:
 			r -= 0x10000
