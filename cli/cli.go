@@ -65,6 +65,10 @@ type Env struct {
 	// the mcpwire command sets it; a program that runs Main in-process
 	// and starts children of its own should not.
 	ReapOrphans bool
+
+	// homeArg is --home as given on the command line: the hints' command
+	// lines keep it, so that pasting one reaches the same home.
+	homeArg string
 }
 
 // OSEnv returns the Env of this process.
@@ -198,7 +202,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	if home != "" {
-		env.Home = home
+		env.Home, env.homeArg = home, home
 	}
 	if len(args) == 0 {
 		usage(env.Stderr, env.Program)
@@ -211,6 +215,13 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return ExitOK
 	case "help":
 		return runHelp(ctx, env, args[1:])
+	case "--json", "-json":
+		if len(args) == 1 { // the help document, as help --json
+			return runHelp(ctx, env, args)
+		}
+		if !strings.HasPrefix(args[1], "-") { // --json before the command: the command's own flag
+			return Main(ctx, append([]string{args[1], "--json"}, args[2:]...), env)
+		}
 	case "--version", "-version":
 		name = "version"
 	}

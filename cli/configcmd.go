@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -69,13 +70,19 @@ func (inv *invocation) lookup(cfg *config.Config, name string) (*config.Server, 
 		for _, x := range cfg.Servers {
 			names = append(names, x.Name)
 		}
-		hint := "add it with: " + inv.suggest("add", name) + " -- COMMAND ARGS…  (or --url URL)"
+		hints := []string{"add it with: " + inv.suggest("add", name) + " -- COMMAND ARGS…  (or --url URL)"}
 		if len(names) > 0 {
 			sort.Strings(names)
-			hint = "configured servers: " + strings.Join(names, ", ")
+			hints = []string{"configured servers: " + strings.Join(names, ", ")}
+			if c := closest(name, names); c != "" {
+				hints = append([]string{"did you mean " + c + "?"}, hints...)
+			}
+		}
+		if h := inv.parentConfigHint(); h != "" {
+			hints = append(hints, h)
 		}
 		return nil, &failure{code: ExitConfig, phase: manager.PhaseConfig, kind: codeServerNotFound,
-			err: fmt.Errorf("no server named %q in %s", name, configPaths(cfg)), hints: []string{hint}}
+			err: fmt.Errorf("no server named %q in %s", name, configPaths(cfg)), hints: hints}
 	}
 	return s, nil
 }
@@ -112,8 +119,12 @@ func (inv *invocation) configuredTarget(ctx context.Context, name string) (*targ
 // checkUsable refuses a server that is invalid, disabled or not approved.
 func (inv *invocation) checkUsable(home string, s *config.Server) error {
 	if s.Err != nil {
-		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: s.Err,
-			hints: []string{"fix the definition in " + s.Source}}
+		hint := "fix the definition in " + s.Source
+		var xe *config.ExpandError
+		if errors.As(s.Err, &xe) && xe.Var != "" {
+			hint = "set " + xe.Var + " in the environment, or give the reference a default in " + s.Source + ": ${" + xe.Var + ":-default}"
+		}
+		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: s.Err, hints: []string{hint}}
 	}
 	if !s.Enabled {
 		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: errors.New("the server is disabled"),
@@ -503,4 +514,32 @@ func (inv *invocation) wouldRun(s *config.Server) error {
 		return fmt.Errorf("it would not run: %w", err)
 	}
 	return nil
+}
+
+// parentConfigHint names the nearest .mcp.json of a folder above the
+// working one, which is not read (only the working folder's is): a
+// person who ran the command from a subfolder of the project meets it.
+// "" when there is none.
+func (inv *invocation) parentConfigHint() string {
+	dir := inv.env.Dir
+	if dir == "" {
+		return ""
+	}
+	for {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+		p := filepath.Join(dir, config.FileName)
+		if fi, err := os.Lstat(p); err == nil && !fi.IsDir() {
+			if home, err := config.Home(inv.env.Getenv); err == nil && filepath.Join(home, config.FileName) == p {
+				continue // the home folder's, read already
+			}
+			if inv.env.Home != "" && filepath.Join(inv.env.Home, config.FileName) == p {
+				continue
+			}
+			return safe.Sanitize(p) + " (a parent folder's) is not read: only the working folder's " + config.FileName + " is; run " + inv.prog + " from " + safe.Sanitize(dir)
+		}
+	}
 }

@@ -253,7 +253,7 @@ func (inv *invocation) addAndApprove(ctx context.Context, name, scope string, en
 	if err != nil {
 		f := inv.configFailure(name, err).(*failure)
 		if errors.Is(err, config.ErrNameInUse) {
-			f.hints = append(f.hints, "or replace its definition: add --replace "+name+" …")
+			f.hints = append(f.hints, "or replace its definition: "+inv.suggest("add", "--replace", name)+" …")
 		}
 		return f
 	}

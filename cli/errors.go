@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
 )
@@ -21,13 +23,14 @@ type failure struct {
 	err    error
 	hints  []string
 	stderr string // the last lines of a stdio server's stderr
+	stdout string // the last lines a stdio server that exited printed on stdout, not JSON-RPC
 	// kind is the machine code (codes.go) when its maker knows better
 	// than the exit code and phase; "" lets errorCode derive it.
 	kind string
 }
 
 func (f *failure) Error() string {
-	msg := f.err.Error()
+	msg := f.message()
 	switch {
 	case f.server != "" && f.phase != "":
 		return fmt.Sprintf("%s: %s: %s", f.server, f.phase, msg)
@@ -41,6 +44,26 @@ func (f *failure) Error() string {
 
 func (f *failure) Unwrap() error { return f.err }
 
+// message is the error's text without what the line says already: the
+// server's name and the phase, which the packages below repeat as they
+// wrap ("a: config: adding server \"a\" …: config: server name already
+// in use" reads "a: config: adding … : server name already in use").
+func (f *failure) message() string {
+	msg := f.err.Error()
+	if f.server != "" {
+		q := strconv.Quote(f.server)
+		for _, verb := range []string{"approving", "revoking", "adding", "replacing", "renaming", "removing", "enabling", "disabling"} {
+			msg = strings.ReplaceAll(msg, verb+" server "+q+": ", "")
+		}
+		msg = strings.ReplaceAll(msg, "server "+q+": ", "")
+	}
+	if f.phase != "" {
+		msg = strings.TrimPrefix(msg, f.phase+": ")
+		msg = strings.ReplaceAll(msg, ": "+f.phase+": ", ": ")
+	}
+	return msg
+}
+
 // lines is the failure for people: one sanitized line, or one per error
 // when it joins several (errors.Join), each with the server and phase.
 func (f *failure) lines() []string {
@@ -50,7 +73,7 @@ func (f *failure) lines() []string {
 	}
 	var out []string
 	for _, e := range j.Unwrap() {
-		one := *f
+		one := *f // each error of the join on a line of its own
 		one.err = e
 		out = append(out, safe.Sanitize(one.Error()))
 	}

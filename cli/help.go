@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/demo"
 )
 
 // commandHelp is what a command's help says besides its synopsis and
@@ -178,6 +179,15 @@ func runHelp(ctx context.Context, env Env, args []string) int {
 		return inv.finish(ctx, usageErr("help takes one COMMAND"))
 	case len(words) == 1 && words[0] == "config" && !inv.json:
 		inv.printf("%s", configHelp(inv.prog))
+		return ExitOK
+	case len(words) == 1 && words[0] == "serve-demo" && !inv.json:
+		inv.printf("usage: %s serve-demo [FLAGS]\n\n", inv.prog)
+		inv.printf("The built-in demo MCP server: on stdin and stdout (stdio), or with --http ADDR\nover streamable HTTP. It is what --demo runs, and the tests' fixture; its\nflags make it misbehave on purpose.\n\nflags:\n")
+		var flags strings.Builder
+		demo.Main(ctx, []string{"-h"}, strings.NewReader(""), io.Discard, &flags)
+		_, list, _ := strings.Cut(flags.String(), "\n") // after flag's "Usage of serve-demo:"
+		inv.printf("%s", list)
+		inv.printf("\nexamples:\n  %[1]s serve-demo\n  %[1]s serve-demo --http 127.0.0.1:8080\n  %[1]s test -- %[1]s serve-demo --banner\n", inv.prog)
 		return ExitOK
 	case len(words) == 1 && findCommand(words[0]) == nil:
 		return inv.finish(ctx, inv.unknownCommand(words[0]))

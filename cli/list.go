@@ -154,6 +154,9 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	if len(entries) == 0 {
 		inv.printf("no servers configured (looked in %s)\n", configPaths(cfg))
 		inv.printf("add one: %[1]s NAME -- COMMAND ARGS…   or   %[1]s NAME --url URL\n", inv.suggest("add"))
+		if h := inv.parentConfigHint(); h != "" {
+			inv.say("hint: %s\n", h)
+		}
 		return nil
 	}
 	rows := [][]string{{"NAME", "SCOPE", "TRANSPORT", "TARGET", "APPROVAL", "AUTH", "STATUS"}}

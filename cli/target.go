@@ -89,10 +89,7 @@ func (inv *invocation) resolveTarget(ctx context.Context, tf *targetFlags, pos, 
 		if len(tail) == 0 {
 			return nil, nil, usageErr("no command after --")
 		}
-		name := tail[0]
-		if i := strings.LastIndexAny(name, `/\`); i >= 0 {
-			name = name[i+1:]
-		}
+		name := commandName(tail)
 		return &target{spec: &manager.Spec{Name: name, Transport: "stdio", Command: tail[0], Args: tail[1:]}, stop: func() {}}, pos, nil
 	case len(pos) == 0:
 		return nil, nil, usageErr("no TARGET: give a server name, an http(s):// URL, --demo, or -- COMMAND ARGS")
@@ -301,8 +298,9 @@ func (inv *invocation) serverFailure(t *target, err error) error {
 		var ve *protocol.VersionError
 		if errors.As(err, &ve) {
 			f.hints = append(f.hints, "the server speaks a protocol version "+inv.prog+" does not; upgrade one of them")
-		} else if errors.As(err, new(*manager.ExitError)) {
-			f.hints = append(f.hints, "the server exited during start-up; its stderr is above")
+		} else if ee := (*manager.ExitError)(nil); errors.As(err, &ee) {
+			f.hints = append(f.hints, exitHint(ee, f.stderr != "" || inv.relaying(), spec.Target()))
+			f.stdout = ee.StdoutTail
 		} else if spec.Transport == "stdio" {
 			f.hints = append(f.hints, "run the command by hand to see what it does: "+spec.Target())
 		}
@@ -391,4 +389,25 @@ func (inv *invocation) protocolPin() (string, error) {
 		return "", usageErr("MCPWIRE_PROTOCOL=%s: mcpwire speaks %s", safe.Sanitize(v), strings.Join(protocol.SupportedVersions(), ", "))
 	}
 	return v, nil
+}
+
+// exitHint says what to look at when a stdio server exited during its
+// start: what it printed on stdout that was not MCP (shown below the
+// error), its stderr (shown, or relayed with --verbose), or, with
+// neither, the command to run by hand.
+func exitHint(ee *manager.ExitError, sawStderr bool, target string) string {
+	switch {
+	case ee.StdoutTail != "":
+		return "the server printed on stdout what is not MCP (shown above), then exited: a stdio server may write only JSON-RPC there"
+	case sawStderr:
+		return "the server exited during start-up; its stderr is above"
+	}
+	return "the server exited during start-up without a word on stderr; run the command by hand to see what it does: " + target
+}
+
+// relaying says whether a server's stderr is relayed to ours (--verbose).
+func (inv *invocation) relaying() bool {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	return len(inv.relays) > 0
 }

@@ -70,6 +70,9 @@ func (inv *invocation) say(format string, args ...any) {
 func (inv *invocation) suggest(words ...string) string {
 	var b strings.Builder
 	b.WriteString(inv.prog)
+	if inv.env.homeArg != "" {
+		b.WriteString(" --home " + shellQuote(inv.env.homeArg))
+	}
 	for _, w := range words {
 		b.WriteByte(' ')
 		b.WriteString(shellQuote(w))
@@ -348,7 +351,7 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 			phase = codeInterrupted
 		}
 	}
-	msg := safe.Sanitize(f.err.Error())
+	msg := safe.Sanitize(f.message())
 	if (inv.json || inv.wantJSON) && !inv.wroteJSON {
 		hints := []string{}
 		for _, h := range f.hints {
@@ -360,9 +363,12 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 	for _, line := range f.lines() {
 		inv.say("error: %s\n", line)
 	}
-	if f.stderr != "" {
-		inv.say("the server's last words on stderr:\n")
-		for _, line := range strings.Split(strings.TrimRight(f.stderr, "\n"), "\n") {
+	for _, out := range []struct{ name, text string }{{"stderr", f.stderr}, {"stdout (not JSON-RPC)", f.stdout}} {
+		if out.text == "" {
+			continue
+		}
+		inv.say("the server's last words on %s:\n", out.name)
+		for _, line := range strings.Split(strings.TrimRight(out.text, "\n"), "\n") {
 			inv.eprintf("  | %s\n", line)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -104,6 +105,10 @@ type StdioConn struct {
 	readCtx  context.Context // the ctx whose end unblocks a read
 	readStop func() bool     // stops that
 	bad      atomic.Int64
+	// badTail are the starts of the last lines of stdout that were not
+	// JSON-RPC (at most badTailLines), for the ExitError of a server
+	// that printed something else and exited; Read's goroutine only.
+	badTail []string
 
 	wmu    sync.Mutex
 	wbuf   []byte
@@ -304,6 +309,10 @@ func (c *StdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				if errors.As(derr, &de) {
 					c.bad.Add(1)
 					de.Reason += ": " + lineStart(line)
+					if len(c.badTail) == badTailLines {
+						c.badTail = c.badTail[1:]
+					}
+					c.badTail = append(c.badTail, lineStart(line))
 				}
 				if err != nil {
 					c.readErr = c.endErr(ctx, err)
@@ -370,7 +379,7 @@ func (c *StdioConn) endErr(ctx context.Context, err error) error {
 	case <-c.stderrDone:
 	case <-st.C:
 	}
-	e := &ExitError{Code: -1, StderrTail: c.StderrTail()}
+	e := &ExitError{Code: -1, StderrTail: c.StderrTail(), StdoutTail: strings.Join(c.badTail, "\n")}
 	if st := c.group.ExitState(); st != nil {
 		e.Status = st.String()
 		e.Code = st.ExitCode()
@@ -379,6 +388,9 @@ func (c *StdioConn) endErr(ctx context.Context, err error) error {
 }
 
 func errClosed() error { return fmt.Errorf("transport: connection closed: %w", io.EOF) }
+
+// badTailLines bounds ExitError.StdoutTail.
+const badTailLines = 8
 
 // lineStart gives the start of a bad line, for diagnostics.
 func lineStart(line []byte) string {

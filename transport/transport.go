@@ -87,6 +87,10 @@ type ExitError struct {
 	Status     string // how it ended, as os.ProcessState says: "exit status 3", "signal: killed"
 	Code       int    // the exit code, or -1 when killed by a signal or unknown
 	StderrTail string // the last bytes of its stderr, sanitized (safe.SanitizeText)
+	// StdoutTail is the start of each of the last lines (at most 8) it
+	// printed on stdout that were not JSON-RPC, sanitized, one a line: a
+	// server that printed a banner or an error there and exited.
+	StdoutTail string
 }
 
 func (e *ExitError) Error() string {
