@@ -98,8 +98,9 @@ func TestOpenHome(t *testing.T) {
 }
 
 // TestAPIHidesOAuth: no exported name of the package hands out a type
-// of the oauth package (a token store, its states, its errors): an agent
-// reaches logins through Home and branches on this package's errors.
+// of the oauth package (a token store, its states, its errors), and no
+// exported function takes a home path: an agent reaches what lives in
+// the home folder through Home and branches on this package's errors.
 func TestAPIHidesOAuth(t *testing.T) {
 	fset := token.NewFileSet()
 	files, err := filepath.Glob("*.go")
@@ -115,6 +116,15 @@ func TestAPIHidesOAuth(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, decl := range f.Decls {
+			if fd, ok := decl.(*ast.FuncDecl); ok && fd.Name.IsExported() {
+				for _, p := range fd.Type.Params.List {
+					for _, id := range p.Names {
+						if typ, ok := p.Type.(*ast.Ident); ok && typ.Name == "string" && strings.EqualFold(id.Name, "home") {
+							t.Errorf("%s: %s takes a home path: make it a method of Home", fset.Position(fd.Pos()), fd.Name.Name)
+						}
+					}
+				}
+			}
 			for _, n := range exportedParts(decl) {
 				ast.Inspect(n, func(n ast.Node) bool {
 					if sel, ok := n.(*ast.SelectorExpr); ok {
