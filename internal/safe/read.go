@@ -132,7 +132,7 @@ func (e *ReadError) reason() string {
 	case ErrNotRegular:
 		return fmt.Sprintf("it is %s, not a regular file; mcpwire reads only regular files (replace it with a file)", e.Detail)
 	case ErrTooLarge:
-		return fmt.Sprintf("it is larger than %s, the limit for a %s (%s)", size(e.Kind.Limit()), e.Kind, e.Detail)
+		return fmt.Sprintf("it is larger than %s, the limit for %s %s (%s)", size(e.Kind.Limit()), article(e.Kind.String()), e.Kind, e.Detail)
 	case ErrOutside:
 		return fmt.Sprintf("a symbolic link leads it to %s, outside its folder; mcpwire does not follow a link out of a project (copy the file instead of linking it)", e.Detail)
 	}
@@ -213,6 +213,14 @@ func readLimit(r io.Reader, hint, limit int64) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// article is "a" or "an", as English puts it before word.
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 func notRegular(path string, kind Kind, m fs.FileMode) error {
