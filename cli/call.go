@@ -62,6 +62,9 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 	inv.atExit(r.close) // after the output
 	t, conn, ev, tf := r.t, r.conn, r.ev, &r.tf
 	toolName, words := r.rest[0], r.rest[1:]
+	if err := inv.heldTool(t, toolName); err != nil {
+		return err
+	}
 
 	// The tool list comes first: an unknown tool and a missing required
 	// argument are the caller's mistakes (exit 2), refused before sending,

@@ -341,6 +341,15 @@ func (inv *invocation) approveAll(ctx context.Context, project, yes bool) error 
 		}
 		e := configResult{Server: s.Name, Source: s.Source, Scope: s.Scope, Warnings: []string{}}
 		switch st := ap.State(s); {
+		case st == config.Approved && s.Enabled:
+			e.Result = "already approved"
+			switch repinned, err := inv.reviewSurface(ap, s); {
+			case err != nil:
+				e.Result, e.Reason = "failed", safe.Sanitize(err.Error())
+				failed++
+			case repinned:
+				e.Result = "surface approved"
+			}
 		case st == config.Approved:
 			e.Result = "already approved"
 		case st == config.Revoked:
@@ -468,6 +477,18 @@ func (inv *invocation) approval(ctx context.Context, args []string, approve bool
 		inv.printf("revoked %s (%s)\n", s.Name, s.Source)
 		return nil
 	}
+	if ap.State(s) == config.Approved {
+		// The definition is approved: what is left to review is the
+		// tool surface, when it changed since.
+		repinned, err := inv.reviewSurface(ap, s)
+		if err != nil {
+			return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err,
+				hints: []string{"connect it again (" + inv.suggest("test", s.Name) + "), then approve it again"}}
+		}
+		if repinned {
+			return inv.approved(s, "surface approved", "approved the tool surface of %s as shown\n")
+		}
+	}
 	def, err := config.ReviewJSON(s)
 	if err != nil {
 		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err}
@@ -486,11 +507,17 @@ func (inv *invocation) approval(ctx context.Context, args []string, approve bool
 		}
 		return f
 	}
+	return inv.approved(s, "approved", "approved %s\n")
+}
+
+// approved reports an approval: result in --json, else line (with the
+// server's name).
+func (inv *invocation) approved(s *config.Server, result, line string) error {
 	if inv.json {
-		inv.writeJSON(configDoc{inv.header(true), []configResult{{Server: s.Name, Source: s.Source, Scope: s.Scope, Result: "approved", Warnings: nonNil(inv.reviewWarnings(s))}}})
+		inv.writeJSON(configDoc{inv.header(true), []configResult{{Server: s.Name, Source: s.Source, Scope: s.Scope, Result: result, Warnings: nonNil(inv.reviewWarnings(s))}}})
 		return nil
 	}
-	inv.printf("approved %s\n", s.Name)
+	inv.printf(line, safe.Sanitize(s.Name))
 	return nil
 }
 

@@ -48,19 +48,32 @@ type jFailure struct {
 }
 
 type jListServer struct {
-	Server    string  `json:"server"`
-	Source    string  `json:"source"`
-	Scope     string  `json:"scope"`
-	Transport string  `json:"transport"`
-	Target    string  `json:"target"`
-	Enabled   bool    `json:"enabled"`
-	Approval  string  `json:"approval"`
-	Auth      string  `json:"auth"`
-	State     string  `json:"state"`
-	Protocol  string  `json:"protocol"`
-	Era       string  `json:"era"`
-	ToolCount int     `json:"toolCount"`
-	Error     *jError `json:"error,omitempty"`
+	Server    string    `json:"server"`
+	Source    string    `json:"source"`
+	Scope     string    `json:"scope"`
+	Transport string    `json:"transport"`
+	Target    string    `json:"target"`
+	Enabled   bool      `json:"enabled"`
+	Approval  string    `json:"approval"`
+	Auth      string    `json:"auth"`
+	State     string    `json:"state"`
+	Protocol  string    `json:"protocol"`
+	Era       string    `json:"era"`
+	ToolCount int       `json:"toolCount"`
+	Error     *jError   `json:"error,omitempty"`
+	Surface   *jSurface `json:"surface,omitempty"`
+}
+
+type jSurface struct {
+	Pin                 string   `json:"pin"`
+	NewTools            string   `json:"newTools"`
+	Pinned              bool     `json:"pinned"`
+	Quarantined         []string `json:"quarantined"`
+	Changed             []string `json:"changed"`
+	Added               []string `json:"added"`
+	Removed             []string `json:"removed"`
+	InstructionsChanged bool     `json:"instructionsChanged"`
+	Error               string   `json:"error,omitempty"`
 }
 
 type jList struct {
@@ -212,6 +225,7 @@ type jTest struct {
 	Prompts           []jPrompt           `json:"prompts"`
 	Warnings          []string            `json:"warnings"`
 	TimingMs          map[string]int      `json:"timingMs"`
+	Surface           *jSurface           `json:"surface,omitempty"`
 }
 
 type jCall struct {
@@ -538,6 +552,7 @@ var docSections = map[string]reflect.Type{
 	"version":          reflect.TypeFor[jVersion](),
 	"error":            reflect.TypeFor[jError](),
 	"implementation":   reflect.TypeFor[jImplementation](),
+	"surface":          reflect.TypeFor[jSurface](),
 	"icon":             reflect.TypeFor[jIcon](),
 	"capabilities":     reflect.TypeFor[jCapabilities](),
 	"tool":             reflect.TypeFor[jTool](),
@@ -556,7 +571,7 @@ var sharedShapes = map[reflect.Type]bool{
 	reflect.TypeFor[jCapabilities](): true, reflect.TypeFor[jTool](): true, reflect.TypeFor[jToolAnnotations](): true,
 	reflect.TypeFor[jResource](): true, reflect.TypeFor[jResourceTemplate](): true, reflect.TypeFor[jAnnotations](): true,
 	reflect.TypeFor[jPrompt](): true, reflect.TypeFor[jContent](): true, reflect.TypeFor[jResourceContents](): true,
-	reflect.TypeFor[jSkillFile](): true,
+	reflect.TypeFor[jSkillFile](): true, reflect.TypeFor[jSurface](): true,
 }
 
 // jsonField is a member of a shape.

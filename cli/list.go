@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/config"
@@ -28,6 +29,9 @@ type listEntry struct {
 	Era       string     `json:"era"`       // modern or legacy; "" unless connected
 	ToolCount int        `json:"toolCount"` // 0 unless connected
 	Error     *jsonError `json:"error,omitempty"`
+	// Surface is how a connected server's tools compare with the
+	// surface pinned at its approval.
+	Surface *surfaceJSON `json:"surface,omitempty"`
 }
 
 // listDoc is `mcpwire list --json`.
@@ -110,6 +114,10 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		}
 		if st.State == manager.StateConnected {
 			e.Protocol, e.Era, e.ToolCount = st.ProtocolVersion, string(st.Era), st.Tools
+			if c := st.Surface; c != nil {
+				e.Surface = newSurfaceJSON(c, append(slices.Clone(c.Changed), c.Added...))
+				e.ToolCount -= len(e.Surface.Quarantined)
+			}
 			if st.Transport != "" {
 				e.Transport = st.Transport
 			}
@@ -167,6 +175,9 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		case e.State == string(manager.StateConnected):
 			connected++
 			status = inv.green("✓") + " " + safe.Sanitize(e.Protocol) + " (" + e.Era + "), " + plural(e.ToolCount, "tool")
+			if sj := e.Surface; sj != nil && (len(sj.Quarantined) > 0 || sj.Error != "" || sj.InstructionsChanged || len(sj.Changed) > 0) {
+				status += ", " + inv.red("surface changed since approval: "+cellText(surfaceLine(sj)))
+			}
 		case e.Error != nil:
 			status = inv.red("✗") + " " + e.Error.Phase + ": " + cellText(e.Error.Message)
 		}

@@ -60,6 +60,11 @@ type target struct {
 	home   string
 	// stop releases what resolving started (the in-process HTTP demo).
 	stop func()
+	// surface is how a configured server's tools compare with the
+	// surface pinned at its approval (set by connect; nil when not
+	// checked), listed the tools it listed for that.
+	surface *manager.SurfaceCheck
+	listed  []string
 }
 
 // resolveTarget finds the server the command line names: --demo, a
@@ -182,6 +187,10 @@ func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, 
 			err = withTimeoutNote(err, tf.startup)
 		}
 		return nil, inv.serverFailure(t, err)
+	}
+	if err := inv.checkSurface(ctx, t, conn); err != nil {
+		conn.Close()
+		return nil, err
 	}
 	if tf.logLevel != "" {
 		if err := conn.SetLogLevel(ctx, tf.logLevel); err != nil {

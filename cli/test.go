@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +30,9 @@ type testReport struct {
 	Prompts           []*protocol.Prompt           `json:"prompts"`
 	Warnings          []string                     `json:"warnings"`
 	Timing            map[string]int64             `json:"timingMs"`
+	// Surface is how a configured server's tools compare with the
+	// surface pinned at its approval.
+	Surface *surfaceJSON `json:"surface,omitempty"`
 }
 
 func runTest(ctx context.Context, inv *invocation, args []string) error {
@@ -56,6 +60,7 @@ func runTest(ctx context.Context, inv *invocation, args []string) error {
 	}
 	rep.Resources, rep.ResourceTemplates = nonNil(rep.Resources), nonNil(rep.ResourceTemplates)
 	rep.Prompts, rep.Warnings = nonNil(rep.Prompts), nonNil(rep.Warnings)
+	rep.Surface = newSurfaceJSON(t.surface, t.listed)
 	if inv.junit != nil {
 		inv.testJUnit(rep)
 	}
@@ -128,9 +133,16 @@ func (inv *invocation) printTest(rep *testReport) {
 			if d := t.DisplayName(); d != t.Name {
 				title = d
 			}
-			table = append(table, []string{safe.Sanitize(t.Name), cellText(title), cellText(t.Description)})
+			name := safe.Sanitize(t.Name)
+			if rep.Surface != nil && slices.Contains(rep.Surface.Quarantined, t.Name) {
+				name += " " + inv.red("(quarantined)")
+			}
+			table = append(table, []string{name, cellText(title), cellText(t.Description)})
 		}
 		inv.tableIndented(table)
+	}
+	if s := rep.Surface; s != nil {
+		inv.printf("  %-13s %s\n", "surface:", surfaceLine(s))
 	}
 	if len(rep.Resources) > 0 {
 		inv.printf("\n%s (%d)\n", inv.bold("Resources"), len(rep.Resources))
@@ -186,4 +198,35 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// surfaceLine says in one line how the tools compare with the surface
+// pinned at the approval.
+func surfaceLine(s *surfaceJSON) string {
+	var parts []string
+	switch {
+	case s.Error != "":
+		parts = append(parts, "cannot be checked: "+s.Error)
+	case !s.Pinned:
+		parts = append(parts, "pinned now (the first connection since the approval)")
+	case len(s.Changed) == 0 && len(s.Added) == 0 && len(s.Removed) == 0 && !s.InstructionsChanged:
+		parts = append(parts, "as approved")
+	}
+	list := func(what string, names []string) {
+		if len(names) > 0 {
+			san := make([]string, len(names))
+			for i, n := range names {
+				san[i] = safe.Sanitize(n)
+			}
+			parts = append(parts, what+" "+strings.Join(san, ", "))
+		}
+	}
+	list("quarantined", s.Quarantined)
+	list("changed", s.Changed)
+	list("new", s.Added)
+	list("removed", s.Removed)
+	if s.InstructionsChanged {
+		parts = append(parts, "instructions changed")
+	}
+	return strings.Join(parts, "; ") + " (pin: " + s.Pin + ", newTools: " + s.NewTools + ")"
 }

@@ -83,6 +83,12 @@ var members = []member{
 	{name: "importedFrom", typ: "string", digest: asWritten, read: func(p *entryParser, f *jmember) {
 		p.s.ImportedFrom, _ = p.str(f.val, f.key)
 	}},
+	{name: "pin", typ: "string", digest: asWritten, read: func(p *entryParser, f *jmember) {
+		p.s.Pin = p.choice(f, PinEnforce, PinWarn, PinOff)
+	}},
+	{name: "newTools", typ: "string", digest: asWritten, read: func(p *entryParser, f *jmember) {
+		p.s.NewTools = p.choice(f, NewToolsOffer, NewToolsHold)
+	}},
 	{name: "enabled", typ: "boolean", digest: notCovered, read: func(p *entryParser, f *jmember) {
 		if b, ok := p.boolean(f.val, f.key); ok {
 			p.enabled = &b
@@ -265,4 +271,14 @@ func (p *entryParser) readMaxMessageBytes(f *jmember) {
 		return
 	}
 	p.s.MaxMessageBytes = n
+}
+
+// choice reads a string member that must be one of choices.
+func (p *entryParser) choice(f *jmember, choices ...string) string {
+	v, ok := p.str(f.val, f.key)
+	if ok && !slices.Contains(choices, v) {
+		p.fail(f.val.start, f.key, "must be %s", strings.Join(choices, " or "))
+		return ""
+	}
+	return v
 }

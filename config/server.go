@@ -115,6 +115,13 @@ type Server struct {
 	// someone else's text wherever it is written ([Server.ProjectText]).
 	ImportedFrom string
 
+	// Pin is how the server's tool surface is pinned at approval ("pin":
+	// PinEnforce, PinWarn or PinOff; "" when not given: the home's
+	// default, else PinEnforce). NewTools is what happens to a tool the
+	// pinned surface does not hold ("newTools": NewToolsOffer or
+	// NewToolsHold; "" when not given). Both are covered by the digest.
+	Pin, NewTools string
+
 	EnabledTools  []string // "enabledTools": when non-empty, only these tools are offered
 	DisabledTools []string // "disabledTools": these tools are never offered
 

@@ -131,6 +131,22 @@ type Options struct {
 	//
 	// Deprecated: use TrustAll.
 	SkipApproval bool
+	// Pin is the pin policy of definitions that give none ("pin"):
+	// config.PinEnforce (the default: a tool whose description, schemas
+	// or annotations changed since its server was approved is not
+	// offered, and a call of it fails with a *ToolChangedError; changed
+	// instructions are held, the approved ones handed out),
+	// config.PinWarn (offered, with a warning through Logf and the
+	// state) or config.PinOff. The surface is pinned when a server first
+	// connects after its approval, in a 0600 file of Home covered by
+	// the approval key; the state (ServerState.Surface) shows the
+	// comparison. Without approvals (TrustAll) nothing is pinned.
+	Pin string
+	// NewTools is what happens to a tool the pinned surface does not
+	// hold, for definitions that give no "newTools":
+	// config.NewToolsOffer (the default: offered, and pinned from then
+	// on) or config.NewToolsHold (held until approved).
+	NewTools string
 	// Now is the clock of the circuit breaker (default time.Now).
 	Now func() time.Time
 	// ReapOrphans makes the stop of a stdio server also stop its
@@ -152,7 +168,8 @@ type Options struct {
 type Manager struct {
 	opts   Options
 	events *dispatcher
-	masks  masker // the configured secrets, masked in what the Manager hands out
+	masks  masker            // the configured secrets, masked in what the Manager hands out
+	appr   *config.Approvals // nil with TrustAll
 
 	// ctx ends when the Manager closes; starts and refreshes under way
 	// give up then.
@@ -221,9 +238,23 @@ func New(opts Options) (*Manager, error) {
 		m.reaper, _ = transport.NewReaper() // without it, groups alone are stopped
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
-	approvals := m.approvals()
+	m.appr = m.approvals()
+	if m.appr != nil {
+		// The home's defaults ("defaults" of settings.json) where the
+		// Options give none.
+		d, err := m.appr.Defaults()
+		if err != nil {
+			m.logf("%v (the safe default applies)", err)
+		}
+		if m.opts.Pin == "" {
+			m.opts.Pin = d.Pin
+		}
+		if m.opts.NewTools == "" {
+			m.opts.NewTools = d.NewTools
+		}
+	}
 	for _, def := range opts.Config.Servers {
-		m.servers = append(m.servers, m.newServer(def, approvals))
+		m.servers = append(m.servers, m.newServer(def, m.appr))
 	}
 	for _, s := range m.servers {
 		s.announce()
@@ -360,6 +391,9 @@ func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
 		mine := names[k : k+len(offered[i])]
 		if !out[i] {
 			for j, o := range offered[i] {
+				if o.held != nil {
+					continue // quarantined or held: named, not offered
+				}
 				t := o.tool
 				t.Name = mine[j]
 				tools = append(tools, t)
@@ -515,6 +549,10 @@ type ServerState struct {
 	// started: callbacks dropped or merged, server requests and input
 	// requests refused.
 	Drops Drops
+	// Surface is how the server's tools compare with the surface pinned
+	// at its approval: quarantined (changed) and held tools, changed
+	// instructions; nil when not checked (not connected yet, TrustAll).
+	Surface *SurfaceCheck
 }
 
 // States returns every server's state, in configuration order.

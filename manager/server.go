@@ -51,7 +51,8 @@ type server struct {
 	closed       bool              // stopped for good (Close, or Update removed it)
 	lastNotice   NoticeKind        // the last notice given; "" = well
 	failedInCall bool              // the failure told was of a started session
-	instructions string            // the server's, from initialize
+	instructions string            // the server's, from initialize (the approved ones when they changed)
+	surface      *SurfaceCheck     // how tools compares with the surface pinned at approval; nil: not pinned
 	reloadErr    error             // the definition of the last Update that could not be used
 	retiring     *Conn             // a session Restart ends; the start closes it
 	subs         map[string]bool   // resource URIs the agent subscribed to (Subscribe), kept across sessions
@@ -245,6 +246,10 @@ func (s *server) start(done chan struct{}) {
 			err = conn.Explain(PhaseList, err)
 		}
 	}
+	var check *SurfaceCheck
+	if err == nil {
+		check = s.checkSurface(tools, conn.Init().Instructions)
+	}
 	if err != nil {
 		if ctx.Err() != nil && m.ctx.Err() == nil {
 			err = withBudget(err, s.startupBudget())
@@ -266,7 +271,10 @@ func (s *server) start(done chan struct{}) {
 	s.toolsVer++
 	s.state, s.phase, s.err = StateConnected, "", nil
 	s.startFails, s.startAt = 0, time.Time{}
-	s.instructions = conn.Init().Instructions
+	s.instructions, s.surface = conn.Init().Instructions, check
+	if check != nil {
+		s.instructions = check.Instructions
+	}
 	m.background(func() { s.watch(conn) })
 	if len(s.subs) > 0 {
 		uris := slices.Sorted(maps.Keys(s.subs))
@@ -418,6 +426,10 @@ func (s *server) refresh(conn *Conn, gen int) {
 	ctx, cancel := context.WithTimeout(s.m.ctx, s.startupBudget())
 	defer cancel()
 	tools, err := conn.ListTools(ctx)
+	var check *SurfaceCheck
+	if err == nil {
+		check = s.checkSurface(tools, conn.Init().Instructions)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.refreshing = false
@@ -432,6 +444,9 @@ func (s *server) refresh(conn *Conn, gen int) {
 		return
 	}
 	s.tools, s.refreshErr, s.refreshFails, s.refreshAt = tools, nil, 0, time.Time{}
+	if check != nil {
+		s.surface, s.instructions = check, check.Instructions
+	}
 	s.freshTill = s.freshUntil(conn)
 	s.toolsVer++
 	s.stale = s.gen != gen
@@ -445,6 +460,10 @@ func (s *server) refresh(conn *Conn, gen int) {
 type offer struct {
 	tool Tool // Name unset
 	base string
+	// held says why the tool is not offered now (its surface changed
+	// since the approval, …); it keeps its name, and a call of it gets
+	// this error.
+	held error
 }
 
 // offered returns the tools the server offers to a model, enabledTools
@@ -464,7 +483,7 @@ func (s *server) offered() (offers []offer, withdrawn bool) {
 		out := make([]offer, 0, len(s.tools))
 		for _, t := range s.tools {
 			if toolEnabled(s.def, t.Name) {
-				out = append(out, offer{base: qualify(name, t.Name), tool: Tool{Server: name, Original: t.Name, Title: t.DisplayName(),
+				out = append(out, offer{base: qualify(name, t.Name), held: s.surface.Held(t.Name), tool: Tool{Server: name, Original: t.Name, Title: t.DisplayName(),
 					Description: t.Description, InputSchema: normalizeSchema(t.InputSchema), Annotations: t.Annotations}})
 			}
 		}
@@ -591,6 +610,12 @@ func (s *server) toolTimeout() time.Duration {
 
 // call runs one tool call, reconnecting first when the session ended.
 func (s *server) call(ctx context.Context, tool string, args any, opts *CallOptions) (*Result, error) {
+	s.mu.Lock()
+	held := s.surface.Held(tool)
+	s.mu.Unlock()
+	if held != nil {
+		return nil, &ServerError{Server: s.def.Name, Phase: PhaseApproval, Err: held}
+	}
 	var res *protocol.CallToolResult
 	var task *protocol.Task
 	err := s.use(ctx, PhaseCall, func(conn *Conn) error {
@@ -673,7 +698,8 @@ func (s *server) snapshot() ServerState {
 func (s *server) snapshotLocked() ServerState {
 	st := ServerState{Name: s.def.Name, State: s.state, Phase: s.phase, Err: s.err,
 		Tools: len(s.tools), Stale: s.stale, RefreshErr: s.refreshErr, ReloadErr: s.reloadErr,
-		Instructions: s.instructions, Drops: s.m.events.drops(s.def.Name)}
+		Instructions: s.instructions, Drops: s.m.events.drops(s.def.Name),
+		Surface: s.surface}
 	switch {
 	case s.breakerOpen():
 		st.RetryAt = s.openTill
@@ -753,4 +779,20 @@ func (s *server) close() {
 	if conn != nil {
 		conn.Close()
 	}
+}
+
+// checkSurface compares tools and instructions with the surface pinned
+// at the server's approval (CheckSurface); nil when approvals are not
+// enforced (TrustAll). It reads and writes the pin file: s.mu is not
+// held.
+func (s *server) checkSurface(tools []*protocol.Tool, instructions string) *SurfaceCheck {
+	if s.m.appr == nil {
+		return nil
+	}
+	pin, newTools := PinPolicy(s.def, s.m.opts.Pin, s.m.opts.NewTools)
+	c := CheckSurface(s.m.appr, s.def, pin, newTools, tools, instructions)
+	for _, w := range c.Warnings() {
+		s.m.logf("%s: %s", s.def.Name, w)
+	}
+	return c
 }

@@ -57,8 +57,12 @@ type Options struct {
 	Tasks bool
 	// Skills serves the Skills extension (io.modelcontextprotocol/skills):
 	// "on", or "tampered" (see skills.go); "" none.
-	Skills        string
-	VersionAnswer string // forces the protocolVersion answered to initialize
+	Skills string
+	// DescriptionsFile names a JSON object of tool name → description,
+	// read at each tools/list: a test edits it between connections to
+	// play a server whose next release rewrites a description.
+	DescriptionsFile string
+	VersionAnswer    string // forces the protocolVersion answered to initialize
 	// Hostile makes every string the demo says hostile (see hostile.go).
 	Hostile bool
 
@@ -139,6 +143,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	fs.BoolVar(&o.Tasks, "tasks", false, "add the task tools slow-task, ask-task and fail-task and serve the Tasks extension (modern era)")
 	fs.BoolVar(&o.NextRelease, "next-release", false, "serve the surface of a pretend next release (version 0.2.0), for mcpwire diff")
 	fs.BoolVar(&o.Hostile, "hostile", false, "say hostile strings: name, instructions and one more tool per string of internal/hostile's table (tests)")
+	fs.StringVar(&o.DescriptionsFile, "descriptions", "", "read tool descriptions from `FILE` (a JSON object of name → description) at each tools/list")
 	fs.StringVar(&o.VersionAnswer, "version-answer", "", "answer initialize with protocol `VERSION`")
 	fs.BoolVar(&o.HangInitialize, "hang-initialize", false, "never answer initialize nor server/discover")
 	fs.BoolVar(&o.ExitAtStart, "exit-at-start", false, "print an error and exit 1 before reading anything")

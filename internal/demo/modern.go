@@ -163,7 +163,7 @@ func (s *server) handleModern(ctx context.Context, p peer, req *jsonrpc.Request)
 		res = map[string]any{
 			"supportedVersions": s.versionsSpoken(),
 			"capabilities":      caps,
-			"instructions":      s.instructionsText(),
+			"instructions":      s.instructions(),
 		}
 	case "subscriptions/listen":
 		return s.listen(ctx, p, req)

@@ -1,10 +1,14 @@
 package demo
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+)
 
 // serverVersion is the version the server gives in serverInfo.
 func (s *server) serverVersion() string {
-	if s.opts.NextRelease {
+	if s.nextReleaseOn() {
 		return "0.2.0"
 	}
 	return "0.1.0"
@@ -37,4 +41,55 @@ func nextRelease(base []toolDef) []toolDef {
 	}
 	return append(out, toolDef{Name: "greet", Title: "Greet", Description: "Greets name.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)})
+}
+
+// descriptions reads Options.DescriptionsFile: nil when not given.
+func (s *server) descriptions() (map[string]string, error) {
+	if s.opts.DescriptionsFile == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(s.opts.DescriptionsFile)
+	if err != nil {
+		return nil, fmt.Errorf("reading the descriptions: %v", err)
+	}
+	var desc map[string]string
+	if err := json.Unmarshal(data, &desc); err != nil {
+		return nil, fmt.Errorf("reading the descriptions: %v", err)
+	}
+	return desc, nil
+}
+
+// instructions are the server's instructions: those of the descriptions
+// file (its member "(instructions)") when it has them.
+func (s *server) instructions() string {
+	if desc, _ := s.descriptions(); desc["(instructions)"] != "" {
+		return desc["(instructions)"]
+	}
+	return s.instructionsText()
+}
+
+// describe sets the descriptions of tools from Options.DescriptionsFile,
+// when given.
+func (s *server) describe(tools []toolDef) error {
+	desc, err := s.descriptions()
+	if err != nil {
+		return err
+	}
+	for i := range tools {
+		if d, ok := desc[tools[i].Name]; ok {
+			tools[i].Description = d
+		}
+	}
+	return nil
+}
+
+// nextReleaseOn says whether the next release is served: --next-release,
+// or a descriptions file whose member "(next-release)" is set (a test's
+// server upgrade between connections).
+func (s *server) nextReleaseOn() bool {
+	if s.opts.NextRelease {
+		return true
+	}
+	desc, _ := s.descriptions()
+	return desc["(next-release)"] != ""
 }

@@ -296,7 +296,7 @@ func (s *server) initialize(ctx context.Context, req *jsonrpc.Request) (any, err
 		"protocolVersion": version,
 		"capabilities":    s.withExtensions(capabilities()),
 		"serverInfo":      s.serverInfo(),
-		"instructions":    s.instructionsText(),
+		"instructions":    s.instructions(),
 	}, nil
 }
 

@@ -101,7 +101,7 @@ func extraTool(i int) toolDef {
 
 func (s *server) listTools(params json.RawMessage) (any, error) {
 	base := baseTools()
-	if s.opts.NextRelease {
+	if s.nextReleaseOn() {
 		base = nextRelease(base)
 	}
 	if s.opts.Tasks {
@@ -109,6 +109,9 @@ func (s *server) listTools(params json.RawMessage) (any, error) {
 	}
 	if s.opts.Hostile {
 		base = append(base, hostileTools()...)
+	}
+	if err := s.describe(base); err != nil {
+		return nil, err
 	}
 	total := len(base) + s.opts.ExtraTools
 	start, end, next, err := page(params, total, s.opts.PageSize)

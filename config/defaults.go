@@ -1,0 +1,56 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Defaults are the home's defaults for every definition that does not
+// say otherwise, in <home>/settings.json at "defaults":
+//
+//	{"defaults": {"pin": "enforce", "newTools": "offer"}}
+//
+// They live in the home, never in a project: a project file cannot
+// change them.
+type Defaults struct {
+	Pin      string // PinEnforce, PinWarn, PinOff; "" when not set
+	NewTools string // NewToolsOffer, NewToolsHold; "" when not set
+}
+
+// Defaults returns the home's defaults as of the last read of
+// settings.json. A value that is not one of its choices is an error
+// naming the file and the member; the other values are still returned,
+// and the wrong one is left unset (so that its safe default applies).
+func (a *Approvals) Defaults() (Defaults, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var d Defaults
+	if a.root == nil {
+		return d, nil
+	}
+	m, count := a.root.lookup("defaults")
+	switch {
+	case count == 0:
+		return d, nil
+	case count > 1 || m.val.kind != '{':
+		return d, fmt.Errorf("%s: \"defaults\" must be one object", a.path)
+	}
+	var errs []error
+	choice := func(key string, out *string, choices ...string) {
+		f, n := m.val.lookup(key)
+		if n == 0 {
+			return
+		}
+		if n > 1 || f.val.kind != '"' || !slices.Contains(choices, f.val.str) {
+			errs = append(errs, fmt.Errorf("%s: defaults.%s must be one of %v", a.path, key, choices))
+			return
+		}
+		*out = f.val.str
+	}
+	choice("pin", &d.Pin, PinEnforce, PinWarn, PinOff)
+	choice("newTools", &d.NewTools, NewToolsOffer, NewToolsHold)
+	if len(errs) > 0 {
+		return d, errs[0]
+	}
+	return d, nil
+}
