@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,9 +34,6 @@ const (
 // PinsDirName is the folder of the home that holds pinned surfaces: one
 // file per server definition, 0600.
 const PinsDirName = "mcp-pins"
-
-// maxPinBytes bounds a pin file (a surface is a snapshot's tools).
-const maxPinBytes = 64 << 20
 
 // pinFile is a pin file: the surface (opaque to this package: the
 // manager writes and reads it) recorded for a server under one approval,
@@ -94,7 +90,7 @@ func (a *Approvals) LoadPin(s *Server) (json.RawMessage, error) {
 		return nil, &PinError{Server: s.Name, Err: fmt.Errorf("approvals unavailable: %v", a.keyErr)}
 	}
 	path := a.PinPath(s)
-	data, err := readBounded(path, maxPinBytes)
+	data, err := safe.ReadFile(path, safe.KindSnapshot)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -157,23 +153,6 @@ func (a *Approvals) SavePin(s *Server, surface json.RawMessage) error {
 		return &PinError{Server: s.Name, Path: path, Err: err}
 	}
 	return nil
-}
-
-// readBounded reads a regular file of at most limit bytes.
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err == nil && int64(len(data)) > limit {
-		err = fmt.Errorf("larger than %d MiB", limit>>20)
-	}
-	return data, err
 }
 
 // encodePinFile is a pin file's bytes.

@@ -3,7 +3,8 @@ package demo
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // serverVersion is the version the server gives in serverInfo.
@@ -48,7 +49,7 @@ func (s *server) descriptions() (map[string]string, error) {
 	if s.opts.DescriptionsFile == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(s.opts.DescriptionsFile)
+	data, err := safe.ReadFile(s.opts.DescriptionsFile, safe.KindConfig)
 	if err != nil {
 		return nil, fmt.Errorf("reading the descriptions: %v", err)
 	}
