@@ -175,6 +175,7 @@ func TestEscaperCommands(t *testing.T) {
 		{"prompt", url, prompt}, {"prompt", url, "nosuch " + argv},
 		{"doctor", url}, {"doctor", "h"}, {"probe", url}, {"list", "--strict"},
 		{"call", url, hostile.ToolName(hostile.Strings[7]), "--events"}, {"test", "--verbose", url},
+		{"call", url, string([]rune(hostile.ToolName(hostile.Strings[22])))}, // raw bytes in the answer
 		{"test", "d"}, {"call", "d", tool}, {"call", "d", "echo", "text=" + argv}, {"doctor", "d"}, {"probe", "d"},
 		{"import", "--from", "cursor"}, {"approve", "--all", "--project"}, {"approve", "q" + hostile.Strings[5].Name},
 	} {
@@ -229,6 +230,9 @@ func TestEscaperCommands(t *testing.T) {
 		}
 		if r.junit {
 			checkJUnit(t, name, report)
+		}
+		if args[0] == "call" && strings.HasPrefix(args[2], "tool bad") && !strings.Contains(stdout, "raw ") {
+			t.Errorf("%s: the raw answer was not shown:\n%s", name, stdout)
 		}
 		if r.sink == sinkJSON && (args[0] == "test" || args[0] == "snapshot") && args[1] == url {
 			checkRoundTrip(t, name, stdout)

@@ -38,6 +38,15 @@ func (h Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	if req.Method == "tools/call" && strings.HasPrefix(req.Params.Name, "tool bad \ufffd") {
+		// Raw bytes, as only a hand-written answer has them: DEL, C1,
+		// bidi and zero-width characters unescaped inside the JSON
+		// strings (valid JSON; invalid UTF-8 is refused on the wire).
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"content":[{"type":"text","text":"raw `+
+			"\x7f \u009b \u202e \u200b end\"}],\"structuredContent\":{\"k\u202e\":\"v\x7f\u0085\"}}}\n")
+		return
+	}
 	result, rpcErr := h.answer(req.Method, req.Params.Name, req.Params.URI)
 	msg := map[string]any{"jsonrpc": "2.0", "id": req.ID}
 	if rpcErr != "" {
