@@ -186,6 +186,18 @@ func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, 
 // StartRaw is Start with params already marshaled (nil: none). params
 // must stay unchanged until the call is over.
 func (c *Conn) StartRaw(ctx context.Context, method string, params json.RawMessage) (*Pending, error) {
+	return c.start(ctx, Request{Method: method, Params: params})
+}
+
+// StartParts is StartRaw with the params in parts, sent joined: a big
+// value among them goes out as it stands over a stream that writes parts
+// (stdio), never copied into one slice with the rest.
+func (c *Conn) StartParts(ctx context.Context, method string, parts [][]byte) (*Pending, error) {
+	return c.start(ctx, Request{Method: method, Parts: parts})
+}
+
+// start sends req (its ID set here) and returns at once.
+func (c *Conn) start(ctx context.Context, req Request) (*Pending, error) {
 	var id ID
 	if c.opts.NextID != nil {
 		id = c.opts.NextID()
@@ -195,7 +207,8 @@ func (c *Conn) StartRaw(ctx context.Context, method string, params json.RawMessa
 	if err := ctx.Err(); err != nil {
 		return nil, err // nothing was sent
 	}
-	p := &Pending{c: c, req: Request{ID: id, Method: method, Params: params}, done: make(chan struct{})}
+	req.ID = id
+	p := &Pending{c: c, req: req, done: make(chan struct{})}
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
@@ -204,7 +217,7 @@ func (c *Conn) StartRaw(ctx context.Context, method string, params json.RawMessa
 	}
 	if _, dup := c.pending[id]; dup {
 		c.mu.Unlock()
-		return nil, &DuplicateIDError{ID: id, Method: method}
+		return nil, &DuplicateIDError{ID: id, Method: req.Method}
 	}
 	c.pending[id] = p
 	c.mu.Unlock()
@@ -222,7 +235,7 @@ func (c *Conn) StartRaw(ctx context.Context, method string, params json.RawMessa
 		}
 		return nil, err
 	}
-	p.req.Params = nil // sent: a big request is not held while its answer comes
+	p.req.Params, p.req.Parts = nil, nil // sent: a big request is not held while its answer comes
 	return p, nil
 }
 

@@ -140,6 +140,10 @@ type Request struct {
 	ID     ID
 	Method string
 	Params json.RawMessage // an object or an array, or nil
+	// Parts, when set (a request to send), are the params in pieces,
+	// sent joined in place of Params: a big value goes out as it stands,
+	// never copied into one slice with the rest (Conn.StartParts).
+	Parts [][]byte
 }
 
 // IsNotification reports whether the request expects no response.
@@ -257,9 +261,12 @@ func AppendMessage(dst []byte, msg Message) ([]byte, error) {
 		}
 		dst = append(dst, `,"method":`...)
 		dst = AppendString(dst, m.Method)
-		if len(m.Params) > 0 {
+		if params := m.Params; len(params) > 0 || len(m.Parts) > 0 {
+			if m.Parts != nil {
+				params = bytes.Join(m.Parts, nil)
+			}
 			dst = append(dst, `,"params":`...)
-			dst = appendRaw(dst, m.Params)
+			dst = appendRaw(dst, params)
 		}
 	case *Response:
 		dst = append(dst, `,"id":`...)
@@ -286,13 +293,25 @@ func AppendMessage(dst []byte, msg Message) ([]byte, error) {
 }
 
 // SplitMessage is AppendMessage for a writer that sends a big request
-// without copying its params: when msg is a request whose params are at
-// least 64 KiB and one line already, it returns the encoding up to them
-// (appended to dst) and the params; the message is head, then body, then
-// "}". Otherwise head is the whole message and body is nil.
-func SplitMessage(dst []byte, msg Message) (head, body []byte, err error) {
+// without copying its params: when msg is a request whose params (or
+// parts) are at least 64 KiB and one line already, it returns the
+// encoding up to them (appended to dst) and the params, in parts; the
+// message is head, then the parts, then "}". Otherwise head is the whole
+// message and body is nil.
+func SplitMessage(dst []byte, msg Message) (head []byte, body [][]byte, err error) {
 	m, ok := msg.(*Request)
-	if !ok || len(m.Params) < 64<<10 || bytes.IndexByte(m.Params, '\n') >= 0 || bytes.IndexByte(m.Params, '\r') >= 0 {
+	if ok {
+		body = m.Parts
+		if body == nil && len(m.Params) > 0 {
+			body = [][]byte{m.Params}
+		}
+	}
+	n, oneLine := 0, true
+	for _, b := range body {
+		n += len(b)
+		oneLine = oneLine && bytes.IndexByte(b, '\n') < 0 && bytes.IndexByte(b, '\r') < 0
+	}
+	if n < 64<<10 || !oneLine {
 		head, err = AppendMessage(dst, msg)
 		return head, nil, err
 	}
@@ -301,7 +320,7 @@ func SplitMessage(dst []byte, msg Message) (head, body []byte, err error) {
 		return nil, nil, err
 	}
 	head = append(head[:len(head)-1], `,"params":`...)
-	return head, m.Params, nil
+	return head, body, nil
 }
 
 // appendRaw appends raw JSON, compacted when it spans lines, so that an

@@ -232,31 +232,39 @@ func FuzzAppendString(f *testing.F) {
 }
 
 // TestSplitMessage: a big request in parts is the bytes AppendMessage
-// gives; small ones and params of several lines come whole.
+// gives (for Params and for Parts alike); small ones and params of
+// several lines come whole.
 func TestSplitMessage(t *testing.T) {
-	big := json.RawMessage(`{"s":"` + strings.Repeat("x", 64<<10) + `"}`)
+	x := strings.Repeat("x", 64<<10)
+	big := json.RawMessage(`{"s":"` + x + `"}`)
 	for _, m := range []*Request{
 		{ID: Int64ID(7), Method: "tools/call", Params: big},
+		{ID: Int64ID(8), Method: "tools/call", Parts: [][]byte{[]byte(`{"s":`), []byte(`"` + x + `"`), []byte(`}`)}},
 		{ID: StringID("a"), Method: "m", Params: json.RawMessage(`{"a":1}`)},
-		{ID: Int64ID(1), Method: "m", Params: json.RawMessage("{\"s\":\n\"" + strings.Repeat("x", 64<<10) + "\"}")},
+		{ID: StringID("b"), Method: "m", Parts: [][]byte{[]byte(`{"a":`), []byte(`1}`)}},
+		{ID: Int64ID(1), Method: "m", Params: json.RawMessage("{\"s\":\n\"" + x + "\"}")},
 	} {
 		want, err := AppendMessage(nil, m)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if m.Parts != nil && !bytes.Contains(want, bytes.Join(m.Parts, nil)) {
+			t.Errorf("%v: AppendMessage left the parts out: %.80q", m.ID, want)
+		}
 		head, body, err := SplitMessage([]byte("junk"), m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := append(head[4:], body...)
+		got := append(head[4:], bytes.Join(body, nil)...)
 		if body != nil {
 			got = append(got, '}')
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s: parts give %.80q, want %.80q", m.Method, got, want)
+			t.Errorf("%v: parts give %.80q, want %.80q", m.ID, got, want)
 		}
-		if (body != nil) != (len(m.Params) > 64<<10 && bytes.IndexByte(m.Params, '\n') < 0) {
-			t.Errorf("%s: split %v", m.Method, body != nil)
+		params := append(bytes.Join(m.Parts, nil), m.Params...)
+		if split := len(params) >= 64<<10 && bytes.IndexByte(params, '\n') < 0; (body != nil) != split {
+			t.Errorf("%v: split %v, want %v", m.ID, body != nil, split)
 		}
 	}
 }

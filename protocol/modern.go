@@ -112,8 +112,15 @@ func (s *Session) newModernState(version string) (*modernState, error) {
 // name); more are added beside it, in the same copy. Without the last two the _meta member is the one encoded once
 // for the session.
 func (m *modernState) withMeta(params json.RawMessage, extra map[string]any, level string, more ...member) (json.RawMessage, error) {
+	parts, err := m.withMetaParts(params, extra, level, more...)
+	return join(parts), err
+}
+
+// withMetaParts is withMeta, the params given in parts to be joined: a
+// big member of more (a requestState) is one of them, as it stands.
+func (m *modernState) withMetaParts(params json.RawMessage, extra map[string]any, level string, more ...member) ([][]byte, error) {
 	if level == "" && len(extra) == 0 && len(more) == 0 {
-		return splice(params, []string{"_meta"}, m.meta)
+		return spliceParts(params, []string{"_meta"}, m.meta)
 	}
 	meta := make([]byte, 0, len(m.base)+64)
 	meta = append(meta, '{')
@@ -146,7 +153,7 @@ func (m *modernState) withMeta(params json.RawMessage, extra map[string]any, lev
 		}
 	}
 	meta = append(meta, '}')
-	return addMembers(params, append([]member{{"_meta", meta}}, more...)...)
+	return addMemberParts(params, append([]member{{"_meta", meta}}, more...)...)
 }
 
 // A member is one member to add to a JSON object.
@@ -158,8 +165,15 @@ type member struct {
 // addMembers returns the JSON object raw (null or absent: an empty object)
 // with the members added in front. A member raw already has is replaced.
 func addMembers(raw json.RawMessage, members ...member) (json.RawMessage, error) {
+	parts, err := addMemberParts(raw, members...)
+	return join(parts), err
+}
+
+// addMemberParts is addMembers, the object given in parts to be joined:
+// a big member's value is one of them, as it stands.
+func addMemberParts(raw json.RawMessage, members ...member) ([][]byte, error) {
 	keys := make([]string, len(members))
-	head := make([][]byte, 0, 2*len(members)) // name and value of each, not joined: a big value is copied once
+	head := make([][]byte, 0, 2*len(members))
 	for i, m := range members {
 		keys[i] = m.key
 		var name []byte
@@ -169,7 +183,7 @@ func addMembers(raw json.RawMessage, members ...member) (json.RawMessage, error)
 		name = jsonrpc.AppendString(name, m.key)
 		head = append(head, append(name, ':'), m.value)
 	}
-	return splice(raw, keys, head...)
+	return spliceParts(raw, keys, head...)
 }
 
 // splice returns the JSON object raw (null or absent: an empty object)
@@ -177,6 +191,12 @@ func addMembers(raw json.RawMessage, members ...member) (json.RawMessage, error)
 // to be joined) in front. A member raw already has of those names is
 // dropped.
 func splice(raw json.RawMessage, keys []string, head ...[]byte) (json.RawMessage, error) {
+	parts, err := spliceParts(raw, keys, head...)
+	return join(parts), err
+}
+
+// spliceParts is splice, the object given in parts to be joined.
+func spliceParts(raw json.RawMessage, keys []string, head ...[]byte) ([][]byte, error) {
 	body := bytes.TrimSpace(raw)
 	if len(body) == 0 || string(body) == "null" {
 		body = []byte("{}")
@@ -193,19 +213,28 @@ func splice(raw json.RawMessage, keys []string, head ...[]byte) (json.RawMessage
 		}
 	}
 	rest := bytes.TrimSpace(body[1:])
-	n := len(rest) + 2
-	for _, h := range head {
-		n += len(h)
+	parts := make([][]byte, 0, len(head)+3)
+	parts = append(append(parts, []byte("{")), head...)
+	if len(rest) > 0 && rest[0] != '}' {
+		parts = append(parts, []byte(","))
+	}
+	return append(parts, rest), nil
+}
+
+// join returns parts joined, in a slice of the exact size (nil for none).
+func join(parts [][]byte) []byte {
+	if parts == nil {
+		return nil
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p)
 	}
 	out := make([]byte, 0, n)
-	out = append(out, '{')
-	for _, h := range head {
-		out = append(out, h...)
+	for _, p := range parts {
+		out = append(out, p...)
 	}
-	if len(rest) > 0 && rest[0] != '}' {
-		out = append(out, ',')
-	}
-	return append(out, rest...), nil
+	return out
 }
 
 // hasName reports whether body may hold a member named key (a quick look

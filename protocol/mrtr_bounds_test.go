@@ -123,7 +123,7 @@ func mrtrTool(name string, per, size int, responses map[string]json.RawMessage, 
 func echoStateTool(size, rounds int, state *string) any {
 	round := 0
 	if state != nil {
-		if len(*state) != size {
+		if len(*state) != size || strings.Count((*state)[8:], "s") != size-8 {
 			return map[string]any{"resultType": "complete", "isError": true,
 				"content": []any{map[string]string{"type": "text", "text": "the state came back changed"}}}
 		}
@@ -280,5 +280,17 @@ func TestMRTRRequestStateBound(t *testing.T) {
 	}
 	if got := toolCalls(t, s); got != "4" { // two rounds, one, stats
 		t.Errorf("the server got %s tools/call requests, want 4", got)
+	}
+}
+
+// A big requestState is echoed unchanged, round after round (over
+// stdio it goes out from the answer it came in).
+func TestMRTRBigRequestStateEcho(t *testing.T) {
+	s := mrtrSession(t, protocol.Options{MaxRequestState: 8 << 20}, func() {})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := s.CallTool(ctx, "echo-state", map[string]int{"size": 3 << 20, "rounds": 3}, nil)
+	if err != nil || res.IsError || res.Content[0].Text != "echoed" {
+		t.Fatalf("%+v %v", res, err)
 	}
 }

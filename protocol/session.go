@@ -587,8 +587,13 @@ func (sc *sessionCall) send() error {
 		return &MethodError{Method: rq.method, Err: err}
 	}
 	ctx := sc.cctx
+	var parts [][]byte // the params in parts, for a retry whose members may be big
 	if ms := s.modern.Load(); ms != nil {
-		params, err = ms.withMeta(params, meta, s.logLevel(), rq.more...)
+		if rq.more != nil {
+			parts, err = ms.withMetaParts(params, meta, s.logLevel(), rq.more...)
+		} else {
+			params, err = ms.withMeta(params, meta, s.logLevel())
+		}
 		if err != nil {
 			return &MethodError{Method: rq.method, Err: err}
 		}
@@ -600,12 +605,23 @@ func (sc *sessionCall) send() error {
 			return &MethodError{Method: rq.method, Err: err}
 		}
 	}
-	p, err := s.conn.StartRaw(ctx, rq.method, params)
+	var p *jsonrpc.Pending
+	size := len(params)
+	if parts != nil {
+		// A big requestState goes out from the answer it came in,
+		// never copied (over stdio).
+		p, err = s.conn.StartParts(ctx, rq.method, parts)
+		for _, b := range parts {
+			size += len(b)
+		}
+	} else {
+		p, err = s.conn.StartRaw(ctx, rq.method, params)
+	}
 	if err != nil {
 		return sc.fail(err)
 	}
 	sc.pending = p
-	if len(params) >= bigRetry {
+	if size >= bigRetry {
 		// A big retry (a requestState of megabytes) is not held while
 		// its answer comes, for a -32022 that asks for it in another
 		// revision: the heap holds the answer alone.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -420,7 +421,7 @@ func (c *StdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	var err error
-	var body []byte
+	var body [][]byte
 	c.wbuf, body, err = jsonrpc.SplitMessage(c.wbuf[:0], msg)
 	if err != nil {
 		return fmt.Errorf("writing to %q: %v", c.cmdName, err)
@@ -430,7 +431,7 @@ func (c *StdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	case body != nil:
 		// A big request: its params are written as they stand, not
 		// copied into the line.
-		for _, b := range [][]byte{c.wbuf, body, []byte("}\n")} {
+		for _, b := range slices.Concat([][]byte{c.wbuf}, body, [][]byte{[]byte("}\n")}) {
 			var m int
 			m, err = c.writeBound(ctx, b)
 			if n += m; err != nil {
