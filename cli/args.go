@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -13,7 +14,7 @@ import (
 // object, "-" for a JSON object on stdin, or k=v pairs typed by the
 // tool's input schema (numbers, booleans, arrays and objects as JSON;
 // strings as typed).
-func toolArgs(words []string, stdin io.Reader, schema json.RawMessage) (map[string]any, error) {
+func toolArgs(ctx context.Context, words []string, stdin io.Reader, schema json.RawMessage) (map[string]any, error) {
 	if len(words) == 0 {
 		return map[string]any{}, nil
 	}
@@ -21,7 +22,10 @@ func toolArgs(words []string, stdin io.Reader, schema json.RawMessage) (map[stri
 		data := []byte(words[0])
 		if words[0] == "-" {
 			var err error
-			data, err = io.ReadAll(io.LimitReader(stdin, 256<<20))
+			data, err = readAllContext(ctx, stdin, 256<<20)
+			if ctx.Err() != nil {
+				return nil, err // a signal: its exit code, not a usage error
+			}
 			if err != nil {
 				return nil, usageErr("reading arguments from stdin: %v", err)
 			}
@@ -180,4 +184,26 @@ func isJSONNumber(v string) bool {
 		}
 	}
 	return i == len(v)
+}
+
+// readAllContext reads r to its end, at most limit bytes, or until ctx
+// ends: a signal does not wait for a stdin that nobody writes to. The
+// read then goes on in its goroutine until r gives data or ends (after a
+// signal the process exits; an embedder's reader should end with it).
+func readAllContext(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(r, limit))
+		got <- result{data, err}
+	}()
+	select {
+	case res := <-got:
+		return res.data, res.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

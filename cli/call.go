@@ -96,7 +96,7 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 			return f
 		}
 	}
-	callArgs, err := toolArgs(words, inv.env.Stdin, schema)
+	callArgs, err := toolArgs(ctx, words, inv.env.Stdin, schema)
 	if err != nil {
 		return err
 	}

@@ -206,3 +206,25 @@ func TestSpecialConfigDoesNotBlock(t *testing.T) {
 		})
 	}
 }
+
+// TestSignalEndsStdinRead: call TOOL - waits for its arguments on a
+// stdin nobody writes to; SIGTERM ends it with 143.
+func TestSignalEndsStdinRead(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	cmd := exec.Command(r.bin, "call", "--verbose", "echo", "-", "--", r.bin, "serve-demo", "--verbose")
+	cmd.Dir, cmd.Env = r.dir, r.env
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	cmd.Stdin = pr
+	lines := startWatched(t, cmd)
+	pr.Close()
+	waitStderr(t, lines, "demo: <- tools/list") // the arguments come next
+	cmd.Process.Signal(syscall.SIGTERM)
+	if got := exitCode(t, cmd, lines); got != 143 {
+		t.Errorf("exit %d, want 143", got)
+	}
+}
