@@ -60,6 +60,14 @@ func TestImportKeepsProjectOrigin(t *testing.T) {
 			}
 		}
 	}
+	// A file given by hand is a project's, unless it is the client's own
+	// user file.
+	for file, want := range map[string]string{filepath.Join(userHome, ".cursor", "mcp.json"): `"origin": "user"`, filepath.Join(".cursor", "mcp.json"): `"origin": "project"`} {
+		res := r.run(t, "import", "--from", "cursor", file, "--json").want(t, 0)
+		if !strings.Contains(res.stdout, want) || strings.Count(res.stdout, `"origin"`) != 1 {
+			t.Errorf("import of %s: want %s:\n%s", file, want, res)
+		}
+	}
 	res = r.run(t, "import", "--from", "cursor").want(t, 0)
 	if !strings.Contains(res.stdout, "repo: a project's definition") {
 		t.Errorf("the preview does not say the entry is a project's:\n%s", res)

@@ -90,14 +90,23 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 	if h := inv.env.Getenv("HOME"); h != "" && runtime.GOOS != "windows" {
 		userHome = h
 	}
-	type source struct{ path, scope string }
+	type source struct{ path, scope, origin string }
 	var sources []source
 	if len(pos) == 1 {
 		p := pos[0]
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(inv.env.Dir, p)
 		}
-		sources = []source{{p, "file"}}
+		// A file given by hand is a project's (someone else's text),
+		// unless it is the client's own user file.
+		origin := config.OriginProject
+		user, _ := config.ImportPaths(from, config.ImportLocation{GOOS: runtime.GOOS, UserHome: userHome, Getenv: inv.env.Getenv})
+		for _, u := range user {
+			if filepath.IsAbs(u) && filepath.Clean(u) == filepath.Clean(p) {
+				origin = config.OriginUser
+			}
+		}
+		sources = []source{{p, "file", origin}}
 	} else {
 		paths, err := config.ImportPaths(from, config.ImportLocation{GOOS: runtime.GOOS, UserHome: userHome, Dir: inv.env.Dir, Getenv: inv.env.Getenv})
 		if err != nil {
@@ -109,7 +118,7 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 			if i < len(user) && p == user[i] {
 				sc = "user"
 			}
-			sources = append(sources, source{p, sc})
+			sources = append(sources, source{p, sc, ""})
 		}
 	}
 	rep := &importReport{docHeader: inv.header(true), From: from, Files: []string{}, Servers: []*importServer{}}
@@ -130,7 +139,7 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 			return fail(ExitConfig, manager.PhaseConfig, fmt.Errorf("reading %s: %v", src.path, errors.Unwrap(err)))
 		}
 		rep.Files = append(rep.Files, src.path)
-		got, err := config.Import(from, src.path, data, config.ImportOptions{Scope: src.scope, Dir: inv.env.Dir, UserHome: userHome})
+		got, err := config.Import(from, src.path, data, config.ImportOptions{Scope: src.scope, Dir: inv.env.Dir, UserHome: userHome, Origin: src.origin})
 		if err != nil {
 			return fail(ExitConfig, manager.PhaseConfig, err, "check that the file is "+from+"'s, or give the right one: "+inv.suggest("import", "--from", from)+" FILE")
 		}

@@ -179,6 +179,11 @@ type ImportOptions struct {
 	Scope    string // the file's scope in the client: "user", "project" or "file" (given by hand)
 	Dir      string // the project folder: claude-code's key in "projects", ${workspaceFolder}
 	UserHome string // for ${userHome}
+	// Origin says whose text the file is, OriginUser or OriginProject;
+	// "" reads it from the scope (only the client's user scope is the
+	// user's own). A file given by hand that is the client's user file
+	// is the user's.
+	Origin string
 }
 
 // Import reads the MCP servers of a client's configuration file (data,
@@ -297,6 +302,9 @@ func objectInOrder(raw json.RawMessage) ([]string, []json.RawMessage, error) {
 // importEntry translates one entry of a client's file.
 func importEntry(client, path, scope, name string, raw json.RawMessage, opts ImportOptions) *Imported {
 	im := &Imported{Name: name, Source: path, Scope: scope, Origin: originOf(scope)}
+	if opts.Origin != "" && scope == opts.Scope {
+		im.Origin = opts.Origin
+	}
 	if im.Origin == OriginProject {
 		im.Entry.ImportedFrom = path
 	}
