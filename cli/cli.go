@@ -134,7 +134,7 @@ func commands() []*command {
 		{name: "approve", usage: "approve NAME | approve --all [--project [--yes]] [--json]", short: "review and approve a server's definition, or every one not approved yet (for CI)", run: runApprove},
 		{name: "revoke", usage: "revoke NAME", short: "revoke a server's approval", run: runRevoke},
 		{name: "doctor", usage: "doctor [TARGET] [--json]", short: "check a server phase by phase", run: runDoctor},
-		{name: "import", usage: "import --from CLIENT [FILE] [--write] [--project]", short: "another client's MCP servers (Claude, Cursor, VS Code, Windsurf, Gemini, zut), previewed; --write adds them", run: runImport},
+		{name: "import", usage: "import --from CLIENT [FILE] [--write] [--project]", short: "another client's MCP servers (Claude, Cursor, VS Code, Windsurf, Gemini, zut, Codex, Blitz, orb), previewed; --write adds them", run: runImport},
 		{name: "probe", usage: "probe TARGET [--json]", short: "which MCP revisions the server accepts (2024-11-05 … 2026-07-28), its era, and its capabilities per revision", run: runProbe},
 		{name: "snapshot", usage: "snapshot TARGET [-o FILE] [--json]", short: "the server's surface (tools, schemas, resources, prompts) as a deterministic JSON file", run: runSnapshot},
 		{name: "diff", usage: "diff OLD NEW [--fail-on breaking|any] [--json | --markdown] [--junit FILE]", short: "compare two surfaces (snapshot files or live TARGETs); classify each change", run: runDiff},

@@ -20,11 +20,15 @@ const (
 	ClientWindsurf      = "windsurf"
 	ClientGemini        = "gemini"
 	ClientZut           = "zut"
+	ClientCodex         = "codex" // TOML: [mcp_servers.NAME]
+	ClientBlitz         = "blitz" // TOML: [[mcp.servers]] with name; .agents/mcp_config.json
+	ClientOrb           = "orb"   // settings.json: mcpServers
 )
 
 // ImportClients lists the clients [Import] knows, in a stable order.
 func ImportClients() []string {
-	return []string{ClientClaudeDesktop, ClientClaudeCode, ClientCursor, ClientVSCode, ClientWindsurf, ClientGemini, ClientZut}
+	return []string{ClientClaudeDesktop, ClientClaudeCode, ClientCursor, ClientVSCode, ClientWindsurf, ClientGemini, ClientZut,
+		ClientCodex, ClientBlitz, ClientOrb}
 }
 
 // ImportPlaces says where a client keeps its configuration: its user
@@ -61,6 +65,11 @@ type ImportLocation struct {
 //	zut             $ZUT_HOME/mcp.json (else $XDG_STATE_HOME/zut, else macOS
 //	                ~/Library/Application Support/zut, Windows %APPDATA%\zut,
 //	                others ~/.local/state/zut), <project>/.zut/mcp.json
+//	codex           $CODEX_HOME/config.toml (else ~/.codex/config.toml),
+//	                <project>/.codex/config.toml
+//	blitz           $BLITZ_HOME/config.toml (else ~/.blitz/config.toml),
+//	                <project>/.blitz/config.toml, <project>/.agents/mcp_config.json
+//	orb             ~/.orb/settings.json, <project>/.orb/settings.json
 func ImportPaths(client string, loc ImportLocation) ([]string, error) {
 	getenv := loc.Getenv
 	if getenv == nil {
@@ -113,6 +122,15 @@ func ImportPaths(client string, loc ImportLocation) ([]string, error) {
 		}
 		user = []string{filepath.Join(zutHome, "mcp.json")}
 		project = []string{filepath.Join(".zut", "mcp.json")}
+	case ClientCodex:
+		user = []string{filepath.Join(orDefault(getenv("CODEX_HOME"), filepath.Join(home, ".codex")), "config.toml")}
+		project = []string{filepath.Join(".codex", "config.toml")}
+	case ClientBlitz:
+		user = []string{filepath.Join(orDefault(getenv("BLITZ_HOME"), filepath.Join(home, ".blitz")), "config.toml")}
+		project = []string{filepath.Join(".blitz", "config.toml"), filepath.Join(".agents", "mcp_config.json")}
+	case ClientOrb:
+		user = []string{filepath.Join(home, ".orb", "settings.json")}
+		project = []string{filepath.Join(".orb", "settings.json")}
 	default:
 		return nil, fmt.Errorf("unknown client %q (known: %s)", client, strings.Join(ImportClients(), ", "))
 	}
@@ -123,6 +141,14 @@ func ImportPaths(client string, loc ImportLocation) ([]string, error) {
 	return out, nil
 }
 
+// orDefault is v, or def when v is "".
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
 // ImportEntry is an imported definition, as it is written to a .mcp.json
 // file.
 type ImportEntry struct {
@@ -130,10 +156,14 @@ type ImportEntry struct {
 	// ImportedFrom is the client's file, for an entry of project origin
 	// ([OriginProject]): written with the entry, it keeps it reviewed as
 	// the project's text ([Server.ImportedFrom]).
-	ImportedFrom  string   `json:"importedFrom,omitempty"`
-	Disabled      bool     `json:"disabled,omitempty"`
-	EnabledTools  []string `json:"enabledTools,omitempty"`
-	DisabledTools []string `json:"disabledTools,omitempty"`
+	ImportedFrom   string            `json:"importedFrom,omitempty"`
+	EnvVars        []string          `json:"envVars,omitempty"`
+	EnvHeaders     map[string]string `json:"envHeaders,omitempty"`
+	StartupTimeout float64           `json:"startupTimeout,omitempty"` // seconds
+	ToolTimeout    float64           `json:"toolTimeout,omitempty"`    // seconds
+	Disabled       bool              `json:"disabled,omitempty"`
+	EnabledTools   []string          `json:"enabledTools,omitempty"`
+	DisabledTools  []string          `json:"disabledTools,omitempty"`
 }
 
 // The origins of an imported definition: whose text it is.
@@ -194,6 +224,9 @@ type ImportOptions struct {
 func Import(client, path string, data []byte, opts ImportOptions) ([]*Imported, error) {
 	if !slices.Contains(ImportClients(), client) {
 		return nil, fmt.Errorf("unknown client %q (known: %s)", client, strings.Join(ImportClients(), ", "))
+	}
+	if strings.EqualFold(filepath.Ext(path), ".toml") {
+		return importTOML(client, path, data, opts)
 	}
 	var root map[string]json.RawMessage
 	if err := json.Unmarshal(bytes.TrimSpace(StripJSONC(data)), &root); err != nil || root == nil {
@@ -359,6 +392,14 @@ func importEntry(client, path, scope, name string, raw json.RawMessage, opts Imp
 			var on bool
 			err = json.Unmarshal(v, &on)
 			e.Disabled = !on
+		case "envVars":
+			err = json.Unmarshal(v, &e.EnvVars)
+		case "envHeaders":
+			err = json.Unmarshal(v, &e.EnvHeaders)
+		case "bearerTokenEnvVar":
+			err = json.Unmarshal(v, &e.BearerTokenEnvVar)
+		case "startupTimeout", "startupTimeoutSec", "startupTimeoutMs", "toolTimeout", "toolTimeoutSec", "toolTimeoutMs":
+			err = t.timeout(k, v)
 		case "enabledTools", "includeTools":
 			err = json.Unmarshal(v, &e.EnabledTools)
 		case "disabledTools", "excludeTools":
@@ -498,8 +539,8 @@ func bracedDollars(v string) string {
 // vars translates the references in one value of field.
 func (t *translator) vars(field, v string) string {
 	switch t.client {
-	case ClientClaudeCode:
-		return v // ${VAR} and ${VAR:-default}, as mcpwire's
+	case ClientClaudeCode, ClientZut:
+		return v // ${VAR} and ${VAR:-default}, as mcpwire's (zut expands them too)
 	case ClientGemini:
 		// $VAR and ${VAR} (Gemini CLI expands both).
 		if strings.Contains(v, "$") && !strings.Contains(v, "${") {
@@ -540,6 +581,28 @@ func (t *translator) vars(field, v string) string {
 		t.note("%s: %s cannot be expanded by mcpwire; edit the definition after the import", field, ref)
 		return ref
 	})
+}
+
+// timeout reads startupTimeout or toolTimeout (seconds; …Ms in
+// milliseconds) into the entry, within mcpwire's range.
+func (t *translator) timeout(k string, v json.RawMessage) error {
+	var n float64
+	if err := json.Unmarshal(v, &n); err != nil || n <= 0 {
+		return err
+	}
+	if strings.HasSuffix(k, "Ms") {
+		n /= 1000
+	}
+	got := min(max(n, 0.001), MaxTimeout.Seconds())
+	if got != n {
+		t.note("%s: %g s is out of mcpwire's range; %g s instead", k, n, got)
+	}
+	if strings.HasPrefix(k, "startup") {
+		t.im.Entry.StartupTimeout = got
+	} else {
+		t.im.Entry.ToolTimeout = got
+	}
+	return nil
 }
 
 func (t *translator) note(format string, args ...any) {

@@ -193,6 +193,9 @@ func TestImportPaths(t *testing.T) {
 		{ClientGemini, "linux", []string{"/home/me/.gemini/settings.json", "/proj/.gemini/settings.json"}},
 		{ClientZut, "linux", []string{"/home/me/.local/state/zut/mcp.json", "/proj/.zut/mcp.json"}},
 		{ClientZut, "darwin", []string{"/home/me/Library/Application Support/zut/mcp.json", "/proj/.zut/mcp.json"}},
+		{ClientCodex, "linux", []string{"/home/me/.codex/config.toml", "/proj/.codex/config.toml"}},
+		{ClientBlitz, "linux", []string{"/home/me/.blitz/config.toml", "/proj/.blitz/config.toml", "/proj/.agents/mcp_config.json"}},
+		{ClientOrb, "linux", []string{"/home/me/.orb/settings.json", "/proj/.orb/settings.json"}},
 	}
 	for _, tt := range tests {
 		got, err := ImportPaths(tt.client, loc(tt.goos))
