@@ -22,6 +22,7 @@ import (
 const helperArg = "procgroup-test-helper"
 
 func TestMain(m *testing.M) {
+	RunLauncher()
 	if len(os.Args) >= 3 && os.Args[1] == helperArg {
 		os.Exit(helper(os.Args[2:]))
 	}
