@@ -26,6 +26,8 @@ var readAllowed = map[string]string{
 	// The controlling terminal: the answer to a prompt, typed by the
 	// person at it, one line at a time; not a file of anyone's.
 	"cli/prompt_unix.go": "the terminal (/dev/tty) of a prompt",
+	// A sandbox's paths, opened with O_PATH to name them to Landlock.
+	"procgroup/sandbox_linux.go": "opens sandbox paths with O_PATH for Landlock rules, reads nothing",
 }
 
 // fileReaders are the calls that read a file, or open one that could be
