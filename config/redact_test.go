@@ -136,7 +136,7 @@ func TestReviewMasksCredentials(t *testing.T) {
 	const entries = `{"mcpServers": {
   "h": {"url": "https://h.example/mcp?api-key=qk-123456&x=plain&access_token=${AT}", "headers": {"Authorization": "Bearer proj-token-xyz", "Proxy-Authorization": "Basic ${PROXY}", "cookie": "sid=abcdef", "X-Plain": "visible-value", "X-Auth-Token": "${T}:lit-part9"},
         "oauth": {"client_id": "visible-id", "client_secret": "cs-0123456789"}},
-  "s": {"command": "x", "env": {"GITHUB_TOKEN": "ghp_abcdefghij", "db_password": "pw", "MY_APIKEY": "${KEY}", "PRIVATE_KEY_PATH": "/k", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI", "PLAIN": "shown-in-full", "Credentials": "c-ü-1234"}}
+  "s": {"command": "x", "env": {"GITHUB_TOKEN": "ghp_abcdefghij", "db_password": "pw", "MY_APIKEY": "${KEY}", "DEF_TOKEN": "${DT:-sk-live-default}", "PRIVATE_KEY_PATH": "/k", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI", "PLAIN": "shown-in-full", "Credentials": "c-ü-1234"}}
 }}`
 	for _, project := range []bool{true, false} {
 		opts := setup(t, entries, "")
@@ -160,14 +160,14 @@ func TestReviewMasksCredentials(t *testing.T) {
 			`"Authorization": "Bear…(21)"`, `"Proxy-Authorization": "Basic ${PROXY}"`, `"cookie": "sid=…(10)"`,
 			`"X-Plain": "visible-value"`, `"X-Auth-Token": "${T}:lit…(10)"`, `"client_secret": "cs-0…(13)"`, `"client_id": "visible-id"`,
 			`?api-key=qk-1…(9)&x=plain&access_token=${AT}"`,
-			`"GITHUB_TOKEN": "ghp_…(14)"`, `"db_password": "…(2)"`, `"MY_APIKEY": "${KEY}"`, `"PRIVATE_KEY_PATH": "…(2)"`,
+			`"GITHUB_TOKEN": "ghp_…(14)"`, `"db_password": "…(2)"`, `"MY_APIKEY": "${KEY}"`, `"DEF_TOKEN": "${DT:-sk-l…(15)}"`, `"PRIVATE_KEY_PATH": "…(2)"`,
 			`"AWS_SECRET_ACCESS_KEY": "wJal…(13)"`, `"PLAIN": "shown-in-full"`, `"Credentials": "c-ü-…(8)"`,
 		} {
 			if !strings.Contains(got, want) {
 				t.Errorf("the review lacks %s:\n%s", want, got)
 			}
 		}
-		for _, leak := range []string{"proj-token-xyz", "qk-123456", "abcdef", "cs-0123456789", "ghp_abcdefghij", "wJalrXUtnFEMI", "lit-part9"} {
+		for _, leak := range []string{"proj-token-xyz", "qk-123456", "abcdef", "cs-0123456789", "ghp_abcdefghij", "wJalrXUtnFEMI", "lit-part9", "sk-live-default"} {
 			if strings.Contains(got, leak) {
 				t.Errorf("the review shows the credential %s:\n%s", leak, got)
 			}

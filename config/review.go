@@ -124,7 +124,8 @@ func reviewURL(raw string, project bool) string {
 
 // maskLiterals masks the literal parts of a credential value, keeping its
 // ${VAR} references and a scheme word before one ("Bearer ${TOKEN}" shows
-// as written, "Bearer proj-token-xyz" as "Bear…(21)"). A part without a
+// as written, "Bearer proj-token-xyz" as "Bear…(21)"); the default of a
+// reference is literal text too ("${T:-sk-l…(12)}"). A part without a
 // letter or digit (a ":" between two references) is kept.
 func maskLiterals(v string) string {
 	var b strings.Builder
@@ -139,7 +140,11 @@ func maskLiterals(v string) string {
 			break
 		}
 		b.WriteString(maskPart(v[:i]))
-		b.WriteString(v[i : i+j+1])
+		ref := v[i : i+j+1]
+		if name, def, ok := strings.Cut(ref[2:len(ref)-1], ":-"); ok {
+			ref = "${" + name + ":-" + maskPart(def) + "}" // a default is literal text
+		}
+		b.WriteString(ref)
 		v = v[i+j+1:]
 	}
 	return b.String()
