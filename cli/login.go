@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -121,7 +120,7 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	b = &browser{inv: inv, noBrowser: lf.noBrowser, timeout: lf.timeout, server: name, event: lf.events}
 	opts.OpenURL = b.open
 	if lf.noBrowser {
-		opts.ReadPastedURL = b.readPasted
+		opts.ReadPastedURL = func() (string, error) { return b.readPasted(ctx) }
 	}
 	opts.Timeout, opts.Force = lf.timeout, lf.force
 	opts.Logf = func(format string, args ...any) {
@@ -382,9 +381,15 @@ func browserCommands(env, url string) [][]string {
 	return [][]string{{"xdg-open", url}}
 }
 
-// readPasted reads the redirected address from stdin.
-func (b *browser) readPasted() (string, error) {
-	line, err := bufio.NewReader(b.inv.env.Stdin).ReadString('\n')
+// readPasted reads the redirected address from stdin (the terminal when
+// it is one), giving up when ctx ends: a signal does not wait for a paste.
+func (b *browser) readPasted(ctx context.Context) (string, error) {
+	in := b.inv.openPrompt()
+	defer in.close()
+	line, err := in.readLine(ctx)
+	if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
 	if err != nil && line == "" {
 		return "", errors.New("no address pasted")
 	}
