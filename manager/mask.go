@@ -13,7 +13,8 @@ import (
 
 // A masker masks the configured secrets in what the Manager hands an
 // embedder that may reach a log or a model: Options.Logf, the states
-// (and so the notices and instructions), and the errors of its methods.
+// (and so the notices and instructions), the errors of its methods, the
+// text blocks of tool results and progress messages.
 // The secrets are those of every definition the Manager was given (the
 // values ${VAR} references took, the env and header values of the user's
 // own file: config.Server.SecretValues) and the OAuth tokens and client
@@ -72,6 +73,18 @@ func (mk *masker) state(st ServerState) ServerState {
 	st.Err, st.RefreshErr, st.ReloadErr = mk.err(st.Err), mk.err(st.RefreshErr), mk.err(st.ReloadErr)
 	st.Instructions = mk.text(st.Instructions)
 	return st
+}
+
+// result masks the secrets in the text blocks of r (what a model reads;
+// r.Raw stays as the server sent it).
+func (mk *masker) result(r *Result) *Result {
+	if mk.r.Load().Empty() {
+		return r
+	}
+	for i := range r.Blocks {
+		r.Blocks[i].Text = mk.text(r.Blocks[i].Text)
+	}
+	return r
 }
 
 // err returns err with the secrets masked in its text. An error whose

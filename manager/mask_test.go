@@ -55,8 +55,11 @@ func echoAuthServer(t *testing.T) *httptest.Server {
 			out = fail("this credential is not welcome here: ")
 		case req.Method == "initialize":
 			out = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"echo","version":"1"}}}`, req.ID, req.Params.ProtocolVersion)
+		case req.Method == "tools/call" && strings.Contains(string(body), `"name":"says"`):
+			text, _ := json.Marshal("you are " + auth)
+			out = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"isError":true,"content":[{"type":"text","text":%s}]}}`, req.ID, text)
 		case req.Method == "tools/list":
-			out = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`, req.ID)
+			out = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}},{"name":"says","inputSchema":{"type":"object"}}]}}`, req.ID)
 		default:
 			out = fail("refused, you sent ")
 		}
@@ -69,8 +72,8 @@ func echoAuthServer(t *testing.T) *httptest.Server {
 
 // TestSecretsMaskedForTheEmbedder: a server that echoes the bearer token
 // it was sent (from ${VAR}, or from the home's token file) in its errors
-// reaches the embedder only masked: in Logf, the state, the notices and
-// the errors of Call, which errors.As still takes apart.
+// reaches the embedder only masked: in Logf, the state, the notices, the
+// errors of Call (which errors.As still takes apart) and a tool's answer.
 func TestSecretsMaskedForTheEmbedder(t *testing.T) {
 	const varToken = "var-token-5f1d9c2e7a"
 	const fileToken = "file-token-8b3e6a0c4d"
@@ -140,6 +143,12 @@ func TestSecretsMaskedForTheEmbedder(t *testing.T) {
 				t.Errorf("%s: the message says %q", server, je.Message)
 			}
 		}
+	}
+	res, err := m.Call(ctx, toolNamed(t, tools, "stored", "says"), nil)
+	if err != nil || !res.IsError || len(res.Blocks) != 1 || res.Blocks[0].Text != "you are Bearer ***" {
+		t.Errorf("the tool's answer: %+v %v", res, err)
+	} else {
+		keep(res.Blocks[0].Text)
 	}
 	for _, st := range m.States() {
 		keep(fmt.Sprintf("%v %v %v %+v", st.Err, st.RefreshErr, st.ReloadErr, st))

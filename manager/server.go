@@ -631,6 +631,7 @@ func (s *server) call(ctx context.Context, tool string, args any, opts *CallOpti
 		if all := s.m.opts.OnProgress; own != nil || all != nil {
 			name := s.def.Name
 			copts.Progress = func(p protocol.ProgressParams) {
+				p.Message = s.m.masks.text(p.Message)
 				if own != nil {
 					own(p)
 				}
@@ -653,7 +654,7 @@ func (s *server) call(ctx context.Context, tool string, args any, opts *CallOpti
 	if task != nil {
 		return &Result{Task: s.newTask(tool, task)}, nil
 	}
-	return mapResult(res, s.m.opts.MaxText), nil
+	return s.m.masks.result(mapResult(res, s.m.opts.MaxText)), nil
 }
 
 // transportFailure says whether err is a broken connection or a timeout,
