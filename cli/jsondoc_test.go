@@ -62,6 +62,12 @@ type jListServer struct {
 	ToolCount int       `json:"toolCount"`
 	Error     *jError   `json:"error,omitempty"`
 	Surface   *jSurface `json:"surface,omitempty"`
+	Cached    *jCached  `json:"cached,omitempty"`
+}
+
+type jCached struct {
+	SavedAt string `json:"savedAt"`
+	AgeMs   int    `json:"ageMs"`
 }
 
 type jSurface struct {
@@ -826,6 +832,8 @@ func TestJSONDocuments(t *testing.T) {
 		{[]string{"list", "--json"}, 0, reflect.TypeFor[jList]()},
 		{[]string{"list", "--strict", "--json"}, ExitServer, reflect.TypeFor[jList]()},
 		{[]string{"list", "--no-connect", "--json"}, 0, reflect.TypeFor[jList]()},
+		{[]string{"list", "--cached", "--json"}, 0, reflect.TypeFor[jList]()},
+		{[]string{"list", "--offline", "--json"}, 0, reflect.TypeFor[jList]()},
 		{[]string{"get", "d1", "--json"}, 0, reflect.TypeFor[jGet]()},
 		{[]string{"disable", "broken", "--json"}, 0, reflect.TypeFor[jConfig]()},
 		{[]string{"enable", "broken", "--json"}, 0, reflect.TypeFor[jConfig]()},

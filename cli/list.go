@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/internal/safe"
@@ -27,11 +28,20 @@ type listEntry struct {
 	State     string     `json:"state"`
 	Protocol  string     `json:"protocol"`  // the revision spoken; "" unless connected
 	Era       string     `json:"era"`       // modern or legacy; "" unless connected
-	ToolCount int        `json:"toolCount"` // 0 unless connected
+	ToolCount int        `json:"toolCount"` // 0 unless connected (or cached)
 	Error     *jsonError `json:"error,omitempty"`
 	// Surface is how a connected server's tools compare with the
 	// surface pinned at its approval.
 	Surface *surfaceJSON `json:"surface,omitempty"`
+	// Cached, with --cached or --offline, says the entry comes from the
+	// home's list cache, and how old it is.
+	Cached *cachedInfo `json:"cached,omitempty"`
+}
+
+// cachedInfo is how old a list cache entry is.
+type cachedInfo struct {
+	SavedAt string `json:"savedAt"` // RFC 3339
+	AgeMs   int64  `json:"ageMs"`
 }
 
 // listDoc is `mcpwire list --json`.
@@ -54,6 +64,9 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	var noConnect, strict bool
 	fs.BoolVar(&strict, "strict", false, "exit 1 when an enabled server failed, else 3 when one is not approved, else 4 when one needs a login (default: exit 0 when list ran)")
 	fs.BoolVar(&noConnect, "no-connect", false, "do not connect; show the configuration only")
+	var cached, offline bool
+	fs.BoolVar(&cached, "cached", false, "answer from the home's list cache where it has the server (with its age); connect only the others")
+	fs.BoolVar(&offline, "offline", false, "never connect: the list cache's entries, and nothing for the servers it lacks")
 	startup := fs.Duration("startup-timeout", manager.DefaultStartup, "bound each server's start")
 	inv.junitFlag(fs)
 	pos, _, _, err := parseArgs(fs, args)
@@ -75,13 +88,42 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return fail(ExitConfig, manager.PhaseConfig, err)
 	}
-	m, err := manager.New(manager.Options{Config: cfg, Home: h, Environ: inv.env.Environ(), StartupTimeout: *startup,
+	mopts := manager.Options{Config: cfg, Home: h, Environ: inv.env.Environ(), StartupTimeout: *startup,
 		NeedsLogin:  inv.needsLogin(h),
-		ReapOrphans: inv.env.ReapOrphans, Hurry: inv.env.Hurry, ProtocolVersion: pin})
+		ReapOrphans: inv.env.ReapOrphans, Hurry: inv.env.Hurry, ProtocolVersion: pin}
+	m, err := manager.New(mopts)
 	if err != nil {
 		return err
 	}
 	inv.atExit(func() { m.Close() }) // after the output
+	var fromCache []*manager.CachedList
+	base := map[string]manager.ServerState{}
+	if cached || offline {
+		// Nothing has started: the cache answers for the servers it has;
+		// with --cached a Manager of the others only connects them.
+		fromCache = m.CachedLists()
+		for _, st := range m.States() {
+			if st.State != manager.StateIdle {
+				base[st.Name] = st // disabled, not approved, a wrong definition
+			}
+		}
+		rest := *cfg
+		rest.Servers = nil
+		for i, s := range cfg.Servers {
+			if fromCache[i] == nil && !offline {
+				rest.Servers = append(rest.Servers, s)
+			}
+		}
+		mopts.Config = &rest
+		other, err := manager.New(mopts)
+		if err != nil {
+			return err
+		}
+		m.Close()
+		m = other
+		inv.atExit(func() { other.Close() })
+		noConnect = noConnect || len(rest.Servers) == 0
+	}
 	if !noConnect {
 		for _, s := range cfg.Servers {
 			if s.AllowHTTP && s.Enabled && s.Expanded != nil {
@@ -93,14 +135,28 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		stop()
 	}
 	approvals, _ := h.Approvals()
-	states := m.States()
+	states := map[string]manager.ServerState{}
+	for _, st := range m.States() {
+		states[st.Name] = st
+	}
 	entries := make([]listEntry, len(cfg.Servers))
 	doc := &listDoc{Warnings: nonNil(cfg.Warnings)}
+	now := time.Now()
 	for i, s := range cfg.Servers {
 		e := listEntry{Server: s.Name, Source: s.Source, Scope: s.Scope, Transport: s.Type, Target: s.Target(),
 			Enabled: s.Enabled, Approval: approvals.State(s).String()}
 		auth := inv.authState(h, s)
-		st := states[i]
+		st, ok := states[s.Name]
+		switch {
+		case fromCache != nil && fromCache[i] != nil:
+			c := fromCache[i]
+			st = manager.ServerState{Name: s.Name, State: stateCached, ProtocolVersion: c.Protocol, Era: c.Era, Tools: len(c.Tools)}
+			e.Cached = &cachedInfo{SavedAt: c.Saved.UTC().Format(time.RFC3339), AgeMs: max(now.Sub(c.Saved).Milliseconds(), 0)}
+		case !ok && base[s.Name].State != "":
+			st = base[s.Name]
+		case !ok:
+			st = manager.ServerState{Name: s.Name, State: stateNotCached}
+		}
 		e.State = string(st.State)
 		switch {
 		case auth == manager.AuthNotApplicable:
@@ -112,7 +168,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		default:
 			e.Auth = auth.String()
 		}
-		if st.State == manager.StateConnected {
+		if st.State == manager.StateConnected || st.State == stateCached {
 			e.Protocol, e.Era, e.ToolCount = st.ProtocolVersion, string(st.Era), st.Tools
 			if c := st.Surface; c != nil {
 				e.Surface = newSurfaceJSON(c, append(slices.Clone(c.Changed), c.Added...))
@@ -129,7 +185,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 			}
 		}
 		switch {
-		case !s.Enabled || noConnect:
+		case !s.Enabled || noConnect && !offline || st.State == stateCached || st.State == stateNotCached:
 		case st.State == manager.StateNeedsLogin:
 			doc.NeedLogin++
 		case st.State == manager.StateNeedsApproval && s.Err == nil:
@@ -154,7 +210,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	if inv.junit != nil {
 		inv.listJUnit(entries)
 	}
-	defer inv.listFailures(cfg.Servers, entries, noConnect)
+	defer inv.listFailures(cfg.Servers, entries, noConnect && !offline)
 	if inv.json {
 		inv.writeJSON(doc)
 		return nil
@@ -168,7 +224,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		return nil
 	}
 	rows := [][]string{{"NAME", "SCOPE", "TRANSPORT", "TARGET", "APPROVAL", "AUTH", "STATUS"}}
-	connected := 0
+	connected, fromCacheN := 0, 0
 	for _, e := range entries {
 		status := e.State
 		switch {
@@ -178,6 +234,9 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 			if sj := e.Surface; sj != nil && (len(sj.Quarantined) > 0 || sj.Error != "" || sj.InstructionsChanged || len(sj.Changed) > 0) {
 				status += ", " + inv.red("surface changed since approval: "+cellText(surfaceLine(sj)))
 			}
+		case e.Cached != nil:
+			fromCacheN++
+			status = "cached " + age(time.Duration(e.Cached.AgeMs)*time.Millisecond) + " ago: " + safe.Sanitize(e.Protocol) + " (" + e.Era + "), " + plural(e.ToolCount, "tool")
 		case e.Error != nil:
 			status = inv.red("✗") + " " + e.Error.Phase + ": " + cellText(e.Error.Message)
 		}
@@ -190,10 +249,15 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	inv.table(rows)
 	summary := plural(len(entries), "server")
 	switch {
-	case noConnect:
+	case offline:
+		summary += fmt.Sprintf(": %d from the list cache (not connected: --offline)", fromCacheN)
+	case noConnect && !cached:
 		summary += " (not connected: --no-connect)"
 	default:
 		parts := []string{fmt.Sprintf("%d connected", connected)}
+		if cached {
+			parts = append(parts, fmt.Sprintf("%d from the list cache", fromCacheN))
+		}
 		if doc.Failed > 0 {
 			parts = append(parts, fmt.Sprintf("%d failed", doc.Failed))
 		}
@@ -231,6 +295,26 @@ func (inv *invocation) listFailures(defs []*config.Server, entries []listEntry, 
 		}
 		inv.say("error: %s: %s: %s\n", safe.Sanitize(e.Server), e.Error.Phase, cellText(e.Error.Message))
 	}
+}
+
+// The states list gives servers answered from the list cache, and those
+// --offline has nothing for.
+const (
+	stateCached    manager.State = "cached"
+	stateNotCached manager.State = "not cached"
+)
+
+// age says how long d is, for people: 45s, 12m, 3h, 2d.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
 // cellText is a value for a table cell: one line, sanitized, cut only

@@ -157,6 +157,11 @@ type Options struct {
 	// Hurry, when closed, cuts the stops of Close short: what is left of
 	// each stdio server is killed at once.
 	Hurry <-chan struct{}
+	// CachedTools offers, while a server has not connected yet, the tools
+	// it offered last time, from the home's list cache (ListCacheFile;
+	// Tool.Cached says which), so that an agent has its tools at once.
+	// Off by default: a cached list may be out of date.
+	CachedTools bool
 	// ProtocolVersion pins the MCP revision of every server whose
 	// definition pins none ("protocolVersion"); "" detects each server's
 	// era. A legacy pin accepts an older legacy answer.
@@ -256,6 +261,14 @@ func New(opts Options) (*Manager, error) {
 	for _, def := range opts.Config.Servers {
 		m.servers = append(m.servers, m.newServer(def, m.appr))
 	}
+	if opts.CachedTools {
+		f := opts.Home.readListCache() // one read for all
+		for _, s := range m.servers {
+			if s.spec != nil && s.state == StateIdle {
+				s.cached, _ = f.lookup(s.spec, s.capsKey())
+			}
+		}
+	}
 	for _, s := range m.servers {
 		s.announce()
 	}
@@ -338,6 +351,11 @@ type Tool struct {
 	// InputSchema has an object root without top-level oneOf/anyOf/allOf.
 	InputSchema json.RawMessage
 	Annotations *protocol.ToolAnnotations
+	// Cached says the tool comes from the home's list cache
+	// (Options.CachedTools): its server has not connected yet. A call
+	// waits for it, and fails cleanly when the server no longer offers
+	// the tool.
+	Cached bool
 }
 
 // Tools returns, at once, the tools of every server that is connected,

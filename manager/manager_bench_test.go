@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // benchStart measures New and the first Tools of servers, each the demo
@@ -200,4 +201,54 @@ func BenchmarkFirstContactSilentLegacy(b *testing.B) {
 // BenchmarkFirstContactSilentLegacy.
 func BenchmarkFirstContactLegacyOnly(b *testing.B) {
 	benchFirstContact(b, "2025-11-25", "--era", "legacy", "--early", "ignore")
+}
+
+// BenchmarkCachedFirstTools measures New and the first Tools of a
+// Manager with CachedTools over 8 servers whose lists are cached (each
+// slow to start, so the tools come from the cache): the target is under
+// 5 ms. Close is not timed.
+func BenchmarkCachedFirstTools(b *testing.B) {
+	home := b.TempDir()
+	if err := os.Mkdir(filepath.Join(home, "project"), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	var servers []demoServer
+	for i := range 8 {
+		servers = append(servers, demoServer{name: fmt.Sprintf("s%02d", i), args: []string{"--start-delay", "30s"}})
+	}
+	writeConfig(b, home, servers...)
+	cfg := loadConfig(b, home)
+	h := openHome(b, home)
+	// Fill the cache as a listing would.
+	for _, def := range cfg.Servers {
+		spec, err := SpecFromConfig(def)
+		if err != nil {
+			b.Fatal(err)
+		}
+		h.storeTools(spec, "modern", "2026-07-28", "roots=false elicit=false", benchTools(12))
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		m, err := New(Options{Config: cfg, Home: h, TrustAll: true, CachedTools: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tools, err := m.Tools(ctx)
+		if err != nil || len(tools) != 8*12 {
+			b.Fatalf("%d tools, %v", len(tools), err)
+		}
+		b.StopTimer()
+		m.Close()
+		b.StartTimer()
+	}
+}
+
+// benchTools are n tools as a server lists them.
+func benchTools(n int) []*protocol.Tool {
+	var out []*protocol.Tool
+	for i := range n {
+		out = append(out, &protocol.Tool{Name: fmt.Sprintf("tool-%02d", i), Description: "a tool of the benchmark",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)})
+	}
+	return out
 }

@@ -68,6 +68,11 @@ type server struct {
 	// fresh (its ttlMs; 2026-07-28 caching): the next use lists again.
 	// Zero: fresh until a list_changed (no hint, a legacy server).
 	freshTill time.Time
+	// cached is the list cache's entry (Options.CachedTools), offered
+	// while the server has not connected yet; cachedOffers is built from
+	// it once.
+	cached       *CachedList
+	cachedOffers []offer
 
 	failures int       // consecutive transport failures
 	openTill time.Time // breaker open until then
@@ -256,6 +261,9 @@ func (s *server) start(done chan struct{}) {
 		}
 		s.failStart(err)
 		return
+	}
+	if conn.Init().Capabilities.Tools != nil {
+		m.opts.Home.storeTools(s.spec, conn.Era(), conn.ProtocolVersion(), s.capsKey(), tools)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -476,6 +484,9 @@ func (s *server) offered() (offers []offer, withdrawn bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn == nil && s.state != StateConnected {
+		if s.cached != nil && (s.state == StateIdle || s.state == StateConnecting) {
+			return s.cachedOffersLocked(), false
+		}
 		return nil, false
 	}
 	if s.offersVer != s.toolsVer || s.offersDef != s.def || s.offers == nil && len(s.tools) > 0 {
@@ -619,6 +630,14 @@ func (s *server) call(ctx context.Context, tool string, args any, opts *CallOpti
 	var res *protocol.CallToolResult
 	var task *protocol.Task
 	err := s.use(ctx, PhaseCall, func(conn *Conn) error {
+		if s.m.opts.CachedTools {
+			s.mu.Lock()
+			gone := !s.hasToolLocked(tool)
+			s.mu.Unlock()
+			if gone { // offered from the list cache, not by the server now
+				return &protocol.Error{Code: -32602, Message: fmt.Sprintf("the server no longer offers the tool %q (it was offered from the list cache); list the tools again", tool)}
+			}
+		}
 		copts := &protocol.CallOptions{Timeout: s.toolTimeout()}
 		var own func(protocol.ProgressParams)
 		if opts != nil {

@@ -1,0 +1,181 @@
+package manager
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// ListCacheFile is the home's cache of each server's tool list, beyond
+// what the spec asks (its ttlMs caching lives within one session): so
+// that `mcpwire list --cached` answers without starting anything, and a
+// Manager with Options.CachedTools offers tools at once while its servers
+// start. An entry is keyed by the digest of the definition (as the era
+// cache's, which covers env and header values only hashed) and holds the
+// era, revision and client capabilities it was listed under; it is used
+// only when the capabilities are the same. The file is 0600, written
+// atomically under its lock, read through safe.ReadFile, at most
+// maxListEntries servers and maxCachedTools tools each.
+const ListCacheFile = "list-cache.json"
+
+const (
+	maxListEntries = 128
+	maxCachedTools = 4096
+	// listRefresh is how old an unchanged entry may get before a new
+	// listing writes it again (its age is what list --cached shows).
+	listRefresh = time.Minute
+)
+
+// A CachedList is what the list cache holds of one server.
+type CachedList struct {
+	Era      protocol.Era     `json:"era"`
+	Protocol string           `json:"protocol"`
+	Caps     string           `json:"caps"` // the client capabilities it was listed under
+	Saved    time.Time        `json:"saved"`
+	Tools    []*protocol.Tool `json:"tools"`
+}
+
+type listCacheFile struct {
+	Version int                    `json:"version"`
+	Servers map[string]*CachedList `json:"servers"`
+}
+
+func (h *Home) listCachePath() string { return filepath.Join(h.dir, ListCacheFile) }
+
+// readListCache reads the cache file; a missing or unreadable one is
+// empty.
+func (h *Home) readListCache() *listCacheFile {
+	f := &listCacheFile{Version: 1, Servers: map[string]*CachedList{}}
+	if h == nil {
+		return f
+	}
+	data, err := safe.ReadFile(h.listCachePath(), safe.KindCache)
+	if err != nil {
+		return f
+	}
+	var got listCacheFile
+	if json.Unmarshal(data, &got) == nil && got.Version == 1 && got.Servers != nil {
+		f.Servers = got.Servers
+	}
+	return f
+}
+
+// listKey is the cache key of spec.
+func listKey(spec *Spec) string { return eraKeys(spec)[0] }
+
+// CachedTools returns the cached tool list of spec's server, listed under
+// the client capabilities caps (see CapsKey), if the cache has one.
+func (h *Home) CachedTools(spec *Spec, caps string) (*CachedList, bool) {
+	if h == nil || spec == nil {
+		return nil, false
+	}
+	return h.readListCache().lookup(spec, caps)
+}
+
+func (f *listCacheFile) lookup(spec *Spec, caps string) (*CachedList, bool) {
+	e := f.Servers[listKey(spec)]
+	if e == nil || e.Caps != caps || !protocol.IsSupported(e.Protocol) || len(e.Tools) > maxCachedTools {
+		return nil, false
+	}
+	e.Tools = slices.DeleteFunc(e.Tools, func(t *protocol.Tool) bool { return t == nil || t.Name == "" })
+	return e, true
+}
+
+// storeTools records spec's tool list; failures are ignored (a cache).
+func (h *Home) storeTools(spec *Spec, era protocol.Era, version, caps string, tools []*protocol.Tool) {
+	if h == nil || len(tools) > maxCachedTools {
+		return
+	}
+	key := listKey(spec)
+	now := time.Now()
+	if old, ok := h.readListCache().Servers[key]; ok && old.Era == era && old.Protocol == version && old.Caps == caps &&
+		now.Sub(old.Saved) < listRefresh && sameTools(old.Tools, tools) {
+		return // nothing to write
+	}
+	if err := os.MkdirAll(h.dir, 0o700); err != nil {
+		return
+	}
+	lock, err := safe.Lock(h.listCachePath())
+	if err != nil {
+		return
+	}
+	defer lock.Unlock()
+	f := h.readListCache()
+	f.Servers[key] = &CachedList{Era: era, Protocol: version, Caps: caps, Saved: now, Tools: tools}
+	if len(f.Servers) > maxListEntries {
+		keys := make([]string, 0, len(f.Servers))
+		for k := range f.Servers {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b string) int { return f.Servers[b].Saved.Compare(f.Servers[a].Saved) })
+		for _, k := range keys[maxListEntries:] {
+			delete(f.Servers, k)
+		}
+	}
+	data, err := json.Marshal(f)
+	if err != nil {
+		return
+	}
+	_ = safe.WritePrivate(h.listCachePath(), append(data, '\n'))
+}
+
+// sameTools says whether two tool lists encode the same.
+func sameTools(a, b []*protocol.Tool) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}
+
+// capsKey names the client capabilities the Manager declares to s, as
+// the list cache keys its entries: a list listed under other capabilities
+// (roots, elicitation offered or not) is not served.
+func (s *server) capsKey() string {
+	o := &s.m.opts
+	roots := len(o.Roots) > 0 || s.spec != nil && len(s.spec.Roots) > 0
+	return fmt.Sprintf("roots=%t elicit=%t", roots, o.Elicit != nil)
+}
+
+// cachedOffersLocked is the offer of the cached tools; s.mu is held.
+func (s *server) cachedOffersLocked() []offer {
+	if s.cachedOffers == nil || s.offersDef != s.def {
+		name := s.def.Name
+		out := make([]offer, 0, len(s.cached.Tools))
+		for _, t := range s.cached.Tools {
+			if toolEnabled(s.def, t.Name) {
+				out = append(out, offer{base: qualify(name, t.Name), tool: Tool{Server: name, Original: t.Name, Title: t.DisplayName(),
+					Description: t.Description, InputSchema: normalizeSchema(t.InputSchema), Annotations: t.Annotations, Cached: true}})
+			}
+		}
+		s.cachedOffers = out
+	}
+	return s.cachedOffers
+}
+
+// hasTool says whether the server's current list has tool; s.mu is held.
+func (s *server) hasToolLocked(tool string) bool {
+	return slices.ContainsFunc(s.tools, func(t *protocol.Tool) bool { return t.Name == tool })
+}
+
+// CachedLists returns, for each server of the configuration in its order,
+// what the home's list cache holds of it (nil: nothing usable), without
+// starting anything.
+func (m *Manager) CachedLists() []*CachedList {
+	servers, err := m.list()
+	if err != nil {
+		return nil
+	}
+	f := m.opts.Home.readListCache()
+	out := make([]*CachedList, len(servers))
+	for i, s := range servers {
+		if s.spec != nil {
+			out[i], _ = f.lookup(s.spec, s.capsKey())
+		}
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package manager
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/internal/safe"
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// A listing writes the home's list cache (0600); a Manager with
+// CachedTools offers those tools at once, before the server connects
+// (Tool.Cached), a call of one waits for the server, and a call of a
+// cached tool the server no longer offers fails cleanly, naming it.
+// Without the option, or under other client capabilities, nothing cached
+// is offered.
+func TestCachedTools(t *testing.T) {
+	proctest.Check(t)
+	slow := demoServer{name: "slow", args: []string{"--start-delay", "1s"}}
+	m, home := newManager(t, Options{}, slow)
+	first := mustTools(t, m)
+	m.Close()
+	path := filepath.Join(home, ListCacheFile)
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("list cache: %v %v", fi, err)
+	}
+	// A ghost tool in the cache: the server does not offer it.
+	var f listCacheFile
+	data, _ := safe.ReadFile(path, safe.KindCache)
+	if err := json.Unmarshal(data, &f); err != nil || len(f.Servers) != 1 {
+		t.Fatalf("cache file: %v %s", err, data)
+	}
+	for _, e := range f.Servers {
+		e.Tools = append(e.Tools, &protocol.Tool{Name: "ghost", InputSchema: json.RawMessage(`{"type":"object"}`)})
+	}
+	data, _ = json.Marshal(&f)
+	if err := safe.WritePrivate(path, data); err != nil {
+		t.Fatal(err)
+	}
+
+	cfg := loadConfig(t, home)
+	m2, err := New(Options{Config: cfg, Home: openHome(t, home), TrustAll: true, CachedTools: true, StartupTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m2.Close()
+	tools, err := m2.Tools(context.Background())
+	if err != nil || len(tools) != len(first)+1 || !tools[0].Cached {
+		t.Fatalf("cached Tools: %d tools (want %d), %v", len(tools), len(first)+1, err)
+	}
+	if st := state(t, m2, "slow"); st.State == StateConnected {
+		t.Fatalf("connected already: the test shows nothing")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := m2.Call(ctx, toolNamed(t, tools, "slow", "echo"), map[string]any{"text": "hi"})
+	if err != nil || res.Text() != "hi" {
+		t.Fatalf("call of a cached tool: %+v %v", res, err)
+	}
+	_, err = m2.Call(ctx, toolNamed(t, tools, "slow", "ghost"), nil)
+	if err == nil || !strings.Contains(err.Error(), `no longer offers the tool "ghost"`) {
+		t.Fatalf("call of a gone tool: %v", err)
+	}
+	if st := state(t, m2, "slow"); st.State != StateConnected {
+		t.Errorf("after a gone tool: %s", st.State)
+	}
+	tools, _ = m2.Tools(ctx)
+	for _, tl := range tools {
+		if tl.Cached || tl.Original == "ghost" {
+			t.Errorf("after connecting: %+v", tl)
+		}
+	}
+
+	// Off by default.
+	m3, err := New(Options{Config: cfg, Home: openHome(t, home), TrustAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m3.Close()
+	if tools, _ := m3.Tools(context.Background()); len(tools) != 0 {
+		t.Errorf("without CachedTools: %d tools at once", len(tools))
+	}
+	// Other capabilities (roots offered): not served.
+	m4, err := New(Options{Config: cfg, Home: openHome(t, home), TrustAll: true, CachedTools: true, Roots: []string{home}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m4.Close()
+	if tools, _ := m4.Tools(context.Background()); len(tools) != 0 {
+		t.Errorf("other capabilities: %d cached tools", len(tools))
+	}
+}
