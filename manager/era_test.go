@@ -18,6 +18,7 @@ import (
 	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/internal/demo"
 	"github.com/mcpwire/mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
@@ -427,4 +428,30 @@ func TestToolListFreshness(t *testing.T) {
 		t.Errorf("OnChange(%s)", s)
 	}
 	waitFor(t, "the list to be fresh again", func() bool { return !state(t, m, "m").Stale })
+}
+
+// TestEraCacheLockHeld: a cache whose lock another process keeps is not
+// waited for: Store gives up (the cache is a hint) and returns.
+func TestEraCacheLockHeld(t *testing.T) {
+	home := t.TempDir()
+	cache := openHome(t, home).EraCache()
+	l, err := safe.Lock(filepath.Join(home, EraCacheFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	spec := demoSpec(t)
+	done := make(chan struct{})
+	go func() {
+		cache.Store(spec, protocol.EraLegacy, protocol.LatestLegacyVersion)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("Store still waits for a lock another holds")
+	}
+	if h := cache.Lookup(spec); h != nil {
+		t.Errorf("cached %+v without the lock", h)
+	}
 }

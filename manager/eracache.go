@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -141,12 +142,19 @@ func (c *EraCache) Forget(spec *Spec) {
 	})
 }
 
+// eraLockWait bounds the wait for the cache's lock: the cache is a hint,
+// and a lock another process keeps (a stuck one) skips the update rather
+// than hold up the command, or its exit on a signal.
+const eraLockWait = time.Second
+
 // update changes the cache file under its lock.
 func (c *EraCache) update(change func(*eraFile)) {
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
 		return
 	}
-	lock, err := safe.Lock(c.path)
+	ctx, cancel := context.WithTimeout(context.Background(), eraLockWait)
+	defer cancel()
+	lock, err := safe.LockContext(ctx, c.path)
 	if err != nil {
 		return
 	}
