@@ -45,8 +45,24 @@
 // address), then [Manager.Restart]. OnNotice tells each transition once: failed,
 // paused (after failures in a row a circuit breaker withdraws the
 // server's tools for 15 s, doubling up to 5 min, then lets one call
-// through), recovered, needs login. The callbacks run in order on a
-// goroutine of the Manager, never under its lock: they may call back.
+// through), recovered, needs login. The callbacks run on a goroutine of
+// the Manager, never under its lock: they may call back. Each server's
+// wait in a queue of its own (at most 256, in order), the queues taking
+// turns, so that one server's flood never delays another's; an update of
+// a resource already waiting, or another change of a server's lists,
+// replaces the one waiting. ServerState.Drops counts what was dropped or
+// merged, and the server's requests and input requests refused for
+// being too many.
+//
+// # Secrets
+//
+// The Manager masks the configured secrets (the values ${VAR} references
+// took, the env and header values of the user's own file, the tokens of
+// the token files its HTTP servers start with) in what it hands the
+// agent: Options.Logf, the states and notices, the errors of its
+// methods, progress messages and the text of tool results (Result.Raw
+// stays as the server sent it). A server that echoes the bearer token it
+// was sent never gets it into the agent's log or model.
 //
 // # Calls
 //
