@@ -177,9 +177,14 @@ func TestEscaperCommands(t *testing.T) {
 		{"call", url, hostile.ToolName(hostile.Strings[7]), "--events"}, {"test", "--verbose", url},
 		{"call", url, string([]rune(hostile.ToolName(hostile.Strings[22])))}, // raw bytes in the answer
 		{"test", "d"}, {"call", "d", tool}, {"call", "d", "echo", "text=" + argv}, {"doctor", "d"}, {"probe", "d"},
-		{"import", "--from", "cursor"}, {"approve", "--all", "--project"}, {"approve", "q" + hostile.Strings[5].Name},
+		{"import", "--from", "cursor"}, {"import", "--from", "vscode", filepath.Join(".cursor", "mcp.json")},
+		{"disable", "q" + hostile.Strings[3].Name}, {"enable", "q" + hostile.Strings[3].Name}, {"revoke", "q" + hostile.Strings[4].Name},
+		{"login", "h"}, {"login", "u" + hostile.Strings[11].Name, "--no-browser"}, {"logout", "h"},
+		{"enable", "p " + hostile.Strings[0].S}, {"add", "bad " + hostile.Strings[0].S, "--", "x"}, {"add", "ok", "--url", "https://x.example/" + argv},
+		{"remove", "ok"}, {"version"}, {"list", "--json", "--no-connect"},
+		{"approve", "--all", "--project"}, {"approve", "q" + hostile.Strings[5].Name},
 	} {
-		runs = append(runs, walkRun{args: args, sink: sinkTerminal}, walkRun{args: append(args, "--json"), sink: sinkJSON})
+		runs = append(runs, walkRun{args: args, sink: sinkTerminal}, walkRun{args: withFlag(args, "--json"), sink: sinkJSON})
 	}
 	old := filepath.Join(w.dir, "old.snapshot.json")
 	runs = append(runs,
@@ -244,6 +249,16 @@ func TestEscaperCommands(t *testing.T) {
 	if !w.sawHostile {
 		t.Errorf("the hostile strings never showed (escaped): the walk checked nothing")
 	}
+}
+
+// withFlag is args with flag added before a "--" (which takes the rest
+// of the line), else at the end.
+func withFlag(args []string, flag string) []string {
+	out := append([]string{}, args...)
+	if i := slices.Index(out, "--"); i >= 0 {
+		return slices.Insert(out, i, flag)
+	}
+	return append(out, flag)
 }
 
 // checkSink fails when out is not inert for its sink.
