@@ -231,6 +231,7 @@ type jTest struct {
 	Prompts           []jPrompt           `json:"prompts"`
 	Warnings          []string            `json:"warnings"`
 	TimingMs          map[string]int      `json:"timingMs"`
+	UIResources       map[string]string   `json:"uiResources"`
 	Surface           *jSurface           `json:"surface,omitempty"`
 }
 
@@ -428,6 +429,7 @@ type jSnapshot struct {
 		OutputSchema map[string]any    `json:"outputSchema,omitempty"`
 		Annotations  *jToolAnnotations `json:"annotations,omitempty"`
 		Execution    *jExecution       `json:"execution,omitempty"`
+		UIResource   string            `json:"uiResource,omitempty"`
 	} `json:"tools"`
 	Resources []struct {
 		URI         string   `json:"uri"`
@@ -845,6 +847,8 @@ func TestJSONDocuments(t *testing.T) {
 		{[]string{"test", "--demo", "--json"}, 0, reflect.TypeFor[jTest]()},
 		{[]string{"test", "d1", "--json"}, 0, reflect.TypeFor[jTest]()},
 		{[]string{"test", "--demo=http", "--json"}, 0, reflect.TypeFor[jTest]()},
+		{[]string{"test", "--json", "--", demo, "serve-demo", "--apps"}, 0, reflect.TypeFor[jTest]()},
+		{[]string{"snapshot", "--json", "--", demo, "serve-demo", "--apps"}, 0, reflect.TypeFor[jSnapshot]()},
 		{[]string{"call", "--demo", "echo", "text=hi", "--json"}, 0, reflect.TypeFor[jCall]()},
 		{[]string{"call", "--demo", "add", "a=1", "b=2", "--json"}, 0, reflect.TypeFor[jCall]()},
 		{[]string{"call", "--demo", "image", "--json"}, 0, reflect.TypeFor[jCall]()},

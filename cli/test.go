@@ -30,6 +30,9 @@ type testReport struct {
 	Prompts           []*protocol.Prompt           `json:"prompts"`
 	Warnings          []string                     `json:"warnings"`
 	Timing            map[string]int64             `json:"timingMs"`
+	// UIResources are the ui:// resources the tools declare (MCP Apps),
+	// by tool name.
+	UIResources map[string]string `json:"uiResources"`
 	// Surface is how a configured server's tools compare with the
 	// surface pinned at its approval.
 	Surface *surfaceJSON `json:"surface,omitempty"`
@@ -60,6 +63,12 @@ func runTest(ctx context.Context, inv *invocation, args []string) error {
 	}
 	rep.Resources, rep.ResourceTemplates = nonNil(rep.Resources), nonNil(rep.ResourceTemplates)
 	rep.Prompts, rep.Warnings = nonNil(rep.Prompts), nonNil(rep.Warnings)
+	rep.UIResources = map[string]string{}
+	for _, tool := range rep.Tools {
+		if ui := tool.UIResource(); ui != "" {
+			rep.UIResources[tool.Name] = ui
+		}
+	}
 	rep.Surface = newSurfaceJSON(t.surface, t.listed)
 	if inv.junit != nil {
 		inv.testJUnit(rep)
@@ -136,6 +145,9 @@ func (inv *invocation) printTest(rep *testReport) {
 			name := safe.Sanitize(t.Name)
 			if rep.Surface != nil && slices.Contains(rep.Surface.Quarantined, t.Name) {
 				name += " " + inv.red("(quarantined)")
+			}
+			if ui := t.UIResource(); ui != "" {
+				name += " " + inv.dim("(ui: "+safe.Sanitize(ui)+")")
 			}
 			table = append(table, []string{name, cellText(title), cellText(t.Description)})
 		}

@@ -58,6 +58,8 @@ type Options struct {
 	// Skills serves the Skills extension (io.modelcontextprotocol/skills):
 	// "on", or "tampered" (see skills.go); "" none.
 	Skills string
+	// Apps adds an MCP App (io.modelcontextprotocol/ui): see apps.go.
+	Apps bool
 	// DescriptionsFile names a JSON object of tool name → description,
 	// read at each tools/list: a test edits it between connections to
 	// play a server whose next release rewrites a description.
@@ -140,6 +142,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	fs.IntVar(&o.PageSize, "page-size", 0, "items per page of each list (0 = one page)")
 	fs.IntVar(&o.ExtraTools, "tools", 0, "add `N` extra tools tool-0001…")
 	fs.StringVar(&o.Skills, "skills", "", "serve the Skills extension: on (two skills), or tampered (a SKILL.md that fails its digest)")
+	fs.BoolVar(&o.Apps, "apps", false, "add an MCP App: the tool dashboard, whose _meta.ui.resourceUri names the resource "+dashboardURI)
 	fs.BoolVar(&o.Tasks, "tasks", false, "add the task tools slow-task, ask-task and fail-task and serve the Tasks extension (modern era)")
 	fs.BoolVar(&o.NextRelease, "next-release", false, "serve the surface of a pretend next release (version 0.2.0), for mcpwire diff")
 	fs.BoolVar(&o.Hostile, "hostile", false, "say hostile strings: name, instructions and one more tool per string of internal/hostile's table (tests)")

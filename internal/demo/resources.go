@@ -43,6 +43,9 @@ func templateDefs() []map[string]any {
 
 func (s *server) listResources(params json.RawMessage) (any, error) {
 	all := resourceDefs()
+	if s.opts.Apps {
+		all = append(all, appResource())
+	}
 	start, end, next, err := page(params, len(all), s.opts.PageSize)
 	if err != nil {
 		return nil, err
@@ -73,6 +76,10 @@ func (s *server) readResource(params json.RawMessage) (any, error) {
 		return map[string]any{"contents": []any{map[string]any{"uri": in.URI, "mimeType": mime, "text": t}}}, nil
 	}
 	switch in.URI {
+	case dashboardURI:
+		if s.opts.Apps {
+			return textContent(dashboardMime, dashboardHTML)
+		}
 	case "demo://readme":
 		return textContent("text/markdown", readmeText)
 	case "demo://config.json":

@@ -27,6 +27,7 @@ type toolDef struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  *annotations    `json:"annotations,omitempty"`
 	Execution    *execution      `json:"execution,omitempty"`
+	Meta         json.RawMessage `json:"_meta,omitempty"`
 }
 
 type annotations struct {
@@ -106,6 +107,9 @@ func (s *server) listTools(params json.RawMessage) (any, error) {
 	}
 	if s.opts.Tasks {
 		base = append(base, taskTools()...)
+	}
+	if s.opts.Apps {
+		base = append(base, appTool())
 	}
 	if s.opts.Hostile {
 		base = append(base, hostileTools()...)
@@ -287,6 +291,11 @@ func (s *server) runTool(ctx context.Context, p peer, id jsonrpc.ID, in *callPar
 			"systemPrompt": "You are a helpful assistant.",
 			"maxTokens":    100,
 		})
+	case "dashboard":
+		if !s.opts.Apps {
+			return nil, nil
+		}
+		return textResult("the dashboard is at " + dashboardURI), nil
 	case "image":
 		return &toolResult{Content: []any{
 			map[string]any{"type": "image", "data": base64.StdEncoding.EncodeToString(demoPNG()), "mimeType": "image/png"},

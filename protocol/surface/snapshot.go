@@ -49,6 +49,9 @@ type Tool struct {
 	OutputSchema json.RawMessage           `json:"outputSchema,omitempty"`
 	Annotations  *protocol.ToolAnnotations `json:"annotations,omitempty"`
 	Execution    *protocol.ToolExecution   `json:"execution,omitempty"`
+	// UIResource is the ui:// resource the tool declares (MCP Apps:
+	// _meta.ui.resourceUri); "" when none.
+	UIResource string `json:"uiResource,omitempty"`
 }
 
 // Resource is one resource of a snapshot.
@@ -128,7 +131,7 @@ func New(server string, init *protocol.InitializeResult, l *Listing) (*Snapshot,
 
 // NewTool is the normalized form of one tool, as a snapshot holds it.
 func NewTool(t *protocol.Tool) (*Tool, error) {
-	st := &Tool{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations, Execution: t.Execution}
+	st := &Tool{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations, Execution: t.Execution, UIResource: t.UIResource()}
 	in := t.InputSchema
 	if len(in) == 0 || string(in) == "null" {
 		in = json.RawMessage(`{"type":"object"}`)
