@@ -11,10 +11,12 @@ import (
 // are found in it and copied out; longer ones are read around it.
 const lineBufSize = 64 << 10
 
-// A long line's chunks are each an eighth of what the line has so far (a
-// buffer's size at least): a line ends in a chunk with little of it used,
-// so the waste is about 1/8 of the line at most, and a line of any size
-// takes a few dozen chunks.
+// A long line's chunks are each a thirty-second of what the line has so
+// far (a buffer's size at least): a line ends in a chunk with little of
+// it used, so the waste is about 1/32 of the line at most (the peak of a
+// first long line is about 3x: the chunks, the line joined from them,
+// and what is decoded from it), and a line of 256 MiB takes about 270
+// chunks.
 
 // maxEmptyReads is how many reads in a row may return nothing and no
 // error before ReadLine gives up with io.ErrNoProgress.
@@ -188,7 +190,7 @@ func (lr *LineReader) readLong() ([]byte, error) {
 		k := len(lr.chunks) - 1
 		c := lr.chunks[k]
 		if len(c) == cap(c) {
-			c = make([]byte, 0, max(len(lr.buf), lr.total/8))
+			c = make([]byte, 0, max(len(lr.buf), lr.total/32))
 			lr.chunks = append(lr.chunks, c)
 			k++
 		}
