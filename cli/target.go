@@ -25,6 +25,7 @@ import (
 type targetFlags struct {
 	demo     demoFlag
 	headers  listFlag
+	env      listFlag // KEY=VALUE for an ad-hoc command target
 	json     bool
 	timeout  time.Duration
 	startup  time.Duration
@@ -41,6 +42,8 @@ type targetFlags struct {
 func (tf *targetFlags) register(fs *flag.FlagSet) {
 	fs.Var(&tf.demo, "demo", "use the built-in demo server (stdio, or =http)")
 	fs.Var(&tf.headers, "header", "an HTTP header 'K: V' for a URL target (repeatable)")
+	fs.Var(&tf.env, "env", "`KEY=VALUE` in the environment of a command target (-- COMMAND ARGS; repeatable)")
+	fs.Var(&tf.env, "e", "short for --env")
 	fs.BoolVar(&tf.json, "json", false, "print one JSON document on stdout")
 	fs.DurationVar(&tf.timeout, "timeout", 0, "bound each request (default: the server's timeout, 30s)")
 	fs.DurationVar(&tf.startup, "startup-timeout", manager.DefaultStartup, "bound the start: spawn or connect, initialize, first list")
@@ -79,6 +82,13 @@ func (inv *invocation) resolveTarget(ctx context.Context, tf *targetFlags, pos, 
 		}
 		inv.addSecrets(strings.TrimSpace(v))
 	}
+	env, err := inv.envFlags(tf.env)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(env) > 0 && !hasTail {
+		return nil, nil, usageErr("--env is for a command target (-- COMMAND ARGS); a configured server's environment is its definition's env and envVars")
+	}
 	switch {
 	case tf.demo.mode != "" && hasTail:
 		return nil, nil, usageErr("give --demo or a command after --, not both")
@@ -95,7 +105,7 @@ func (inv *invocation) resolveTarget(ctx context.Context, tf *targetFlags, pos, 
 			return nil, nil, usageErr("no command after --")
 		}
 		name := commandName(tail)
-		return &target{spec: &manager.Spec{Name: name, Transport: "stdio", Command: tail[0], Args: tail[1:]}, stop: func() {}}, pos, nil
+		return &target{spec: &manager.Spec{Name: name, Transport: "stdio", Command: tail[0], Args: tail[1:], Env: env}, stop: func() {}}, pos, nil
 	case len(pos) == 0:
 		return nil, nil, usageErr("no TARGET: give a server name, an http(s):// URL, --demo, or -- COMMAND ARGS")
 	case strings.HasPrefix(pos[0], "http://") || strings.HasPrefix(pos[0], "https://"):
@@ -314,6 +324,9 @@ func (inv *invocation) serverFailure(t *target, err error) error {
 			f.hints = append(f.hints, "run the command by hand to see what it does: "+spec.Target())
 		}
 	}
+	if h := manager.UnpassedHint(inv.env.Environ(), spec, f.stderr+"\n"+f.stdout+"\n"+f.err.Error()); h != "" {
+		f.hints = append([]string{h}, f.hints...)
+	}
 	return f
 }
 
@@ -419,4 +432,22 @@ func (inv *invocation) relaying() bool {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	return len(inv.relays) > 0
+}
+
+// envFlags reads --env KEY=VALUE words; their values are secrets (masked
+// in every output).
+func (inv *invocation) envFlags(words []string) (map[string]string, error) {
+	var env map[string]string
+	for _, kv := range words {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || strings.ContainsAny(k, "\x00") {
+			return nil, usageErr("--env wants KEY=VALUE, got %q", strings.SplitN(kv, "=", 2)[0])
+		}
+		if env == nil {
+			env = map[string]string{}
+		}
+		env[k] = v
+		inv.addSecrets(v)
+	}
+	return env, nil
 }

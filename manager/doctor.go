@@ -209,6 +209,11 @@ func (d *doctor) session(ctx context.Context) {
 		if stderr != "" {
 			hint = "the server's stderr ends with: " + lastLines(stderr, 3)
 		}
+		if h := UnpassedHint(d.opts.Dial.Environ, d.spec, stderr+"\n"+detail); h != "" && hint != "" {
+			hint = h + "; " + hint
+		} else if h != "" {
+			hint = h
+		}
 		switch phase {
 		case PhaseSpawn:
 			d.fail("spawn", detail, "run the command by hand to see why it does not start")
