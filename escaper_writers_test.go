@@ -190,3 +190,60 @@ func callName(fun ast.Expr) string {
 	}
 	return ""
 }
+
+// directWriters are the functions of cli, besides its writers (ui.go,
+// output.go, jsonout.go: printf, say, table, writeJSON, the live line),
+// that touch stdout or stderr themselves, and why what they write is
+// inert there.
+var directWriters = map[string]string{
+	"emit":             "--events: each line through safe.EscapeJSON",
+	"Main":             "before any server: mcpwire's own usage and flag errors",
+	"runHelp":          "mcpwire's own help",
+	"runCompletion":    "a script of mcpwire's own words (names come at TAB time, valid ones only)",
+	"runMan":           "manPage, all through safe.Roff",
+	"runSnapshot":      "the snapshot through safe.EscapeJSON",
+	"stderrRelay":      "a server's stderr through safe.NewTextWriter, each line after its name",
+	"runServeDemo":     "the demo server's own stdio",
+	"runCompleteWords": "valid server names only",
+	"OSEnv":            "hands the process's streams to Env; writes nothing",
+	"terminalColumns":  "asks the terminal's width; writes nothing",
+}
+
+// TestEscaperDirectWrites fails when a function of cli that is not one
+// of directWriters touches stdout or stderr itself, instead of going
+// through the writers that sanitize, mask and escape: a new one must
+// say here why its output is inert (issue 20, item 4).
+func TestEscaperDirectWrites(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("cli", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, path := range files {
+		base := filepath.Base(path)
+		if strings.HasSuffix(path, "_test.go") || base == "ui.go" || base == "output.go" || base == "jsonout.go" {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "Stdout" && sel.Sel.Name != "Stderr" {
+					return true
+				}
+				if x := types.ExprString(sel.X); (x == "env" || strings.HasSuffix(x, ".env") || x == "os") && directWriters[fn.Name.Name] == "" {
+					t.Errorf("%s: %s writes to %s itself: print through inv.printf/eprintf/say/writeJSON, or add it to directWriters saying why its output is inert",
+						fset.Position(sel.Pos()), fn.Name.Name, types.ExprString(sel))
+				}
+				return true
+			})
+		}
+	}
+}
