@@ -32,6 +32,9 @@ var allowedImports = map[string][]string{
 	// The surface engine (snapshot, diff, fingerprints): below manager,
 	// beside the session; it knows protocol's types and nothing else.
 	"protocol/surface": {"protocol"},
+	// The server side of MCP (both eras, both transports): protocol's
+	// layer, on jsonrpc; used by the demo, proxy, serve and replay.
+	"protocol/server": {safe, "jsonrpc", "jsonrpc/jsonscan", "protocol"},
 	"config":           {safe},
 	"oauth":            {safe},
 	"manager":          {safe, "config", "transport", "protocol", "oauth"},

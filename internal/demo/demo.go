@@ -36,6 +36,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	mcpserver "github.com/mcpwire/mcpwire/protocol/server"
 )
 
 // Options configures the demo server. The zero value is a well-behaved
@@ -128,7 +130,13 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if addr != "" {
 		return serveHTTP(ctx, addr, opts, stdout, stderr)
 	}
-	return serveStdio(ctx, opts, stdin, stdout, stderr)
+	if opts.Banner {
+		io.WriteString(stdout, "mcpwire demo server starting (this banner is not JSON-RPC)\n")
+	}
+	if newMCPServer(&opts).ServeStdio(ctx, stdin, stdout) != nil {
+		return 3
+	}
+	return 0
 }
 
 func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
@@ -195,6 +203,17 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 		return o, "", errors.New("demo: negative count")
 	}
 	return o, addr, nil
+}
+
+// An HTTPHandler serves the demo over streamable HTTP at /mcp. Close it
+// to end its sessions and wait for their work.
+type HTTPHandler = mcpserver.HTTPHandler
+
+// NewHTTPHandler returns a handler serving the demo with opts over
+// streamable HTTP at /mcp (and, with RequireAuth, the protected resource
+// metadata under /.well-known/).
+func NewHTTPHandler(opts Options) *HTTPHandler {
+	return newMCPServer(&opts).HTTPHandler()
 }
 
 func serveHTTP(ctx context.Context, addr string, opts Options, stdout, stderr io.Writer) int {

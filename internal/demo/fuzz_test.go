@@ -9,28 +9,14 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	mcpserver "github.com/mcpwire/mcpwire/protocol/server"
 )
-
-func FuzzCursor(f *testing.F) {
-	for _, s := range []string{"", "!!", encodeCursor(1), encodeCursor(99), "b2Zmc2V0Oi0x", "b2Zmc2V0OjE"} {
-		f.Add(s, 100)
-	}
-	f.Fuzz(func(t *testing.T, cursor string, total int) {
-		n, ok := decodeCursor(cursor, total)
-		if ok && (n <= 0 || n >= total) {
-			t.Fatalf("offset %d accepted for %d items", n, total)
-		}
-		if ok && encodeCursor(n) != cursor {
-			t.Fatalf("cursor %q is not canonical", cursor)
-		}
-	})
-}
 
 // quietPeer refuses to send anything.
 type quietPeer struct{}
 
-func (quietPeer) notify(context.Context, string, any) error { return errors.New("no client") }
-func (quietPeer) call(context.Context, string, any) (json.RawMessage, error) {
+func (quietPeer) Notify(context.Context, string, any) error { return errors.New("no client") }
+func (quietPeer) Call(context.Context, string, any) (json.RawMessage, error) {
 	return nil, errors.New("no client")
 }
 
@@ -61,15 +47,15 @@ func FuzzHandle(f *testing.F) {
 		if n, _ := strconv.ParseInt(string(call.Arguments.Bytes), 10, 64); n > 1<<20 || call.Name == "crash" {
 			return // big answers and a crash are what they are asked to be
 		}
-		s := newServer(&Options{ExtraTools: 3, PageSize: 2})
-		s.initialized = true
+		s := newMCPServer(&Options{ExtraTools: 3, PageSize: 2}).NewSession()
+		s.SetInitialized()
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
 		req := &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: methods[int(m)%len(methods)], Params: json.RawMessage(params)}
-		res, err := s.handle(ctx, quietPeer{}, req)
-		if a, ok := res.(*afterReply); ok {
-			a.then()
-			res = a.result
+		res, err := s.Handle(ctx, quietPeer{}, req)
+		if a, ok := res.(*mcpserver.AfterReply); ok {
+			a.Then()
+			res = a.Result
 		}
 		if err == nil {
 			if _, merr := jsonrpc.NewResponse(req.ID, res, nil); merr != nil {

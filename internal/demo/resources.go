@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	mcpserver "github.com/mcpwire/mcpwire/protocol/server"
 )
 
 const readmeText = "# mcpwire demo server\n\nThis server ships inside mcpwire so that you can try every part of MCP " +
@@ -98,11 +99,6 @@ func (s *server) readResource(params json.RawMessage) (any, error) {
 		Data: mustJSON(map[string]string{"uri": in.URI})}
 }
 
-func mustJSON(v any) json.RawMessage {
-	b, _ := jsonrpc.MarshalParams(v)
-	return b
-}
-
 func knownResource(uri string) bool {
 	for _, r := range resourceDefs() {
 		if r.URI == uri {
@@ -127,7 +123,7 @@ func (s *server) subscribe(ctx context.Context, p peer, params json.RawMessage) 
 	s.mu.Lock()
 	s.subs[in.URI] = true
 	s.mu.Unlock()
-	return &afterReply{result: struct{}{}, then: func() {
+	return &mcpserver.AfterReply{Result: struct{}{}, Then: func() {
 		_ = p.notify(context.WithoutCancel(ctx), "notifications/resources/updated", map[string]any{"uri": in.URI})
 	}}, nil
 }

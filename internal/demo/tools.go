@@ -316,12 +316,7 @@ func (s *server) runTool(ctx context.Context, p peer, id jsonrpc.ID, in *callPar
 // declared reports whether the client declared a capability: in the
 // request's _meta (modern), or in initialize (legacy).
 func (s *server) declared(ctx context.Context, has func(clientCaps) bool) bool {
-	if mr := modernOf(ctx); mr != nil {
-		return has(mr.caps)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lenient || has(s.caps)
+	return s.sess.Declared(ctx, has)
 }
 
 // ask sends a request to the client and returns its answer as text. In
@@ -362,11 +357,9 @@ func (s *server) elicitParams(ctx context.Context) map[string]any {
 			`"color":{"type":"string","title":"Favourite colour","enum":["red","green","blue"],"default":"green"}` +
 			`},"required":["name"]}`),
 	}
-	s.mu.Lock()
-	if s.version == latestVersion || modernOf(ctx) != nil {
+	if s.sess.Version() == latestVersion || modernOf(ctx) != nil {
 		m["mode"] = "form"
 	}
-	s.mu.Unlock()
 	return m
 }
 

@@ -1,4 +1,4 @@
-package demo
+package server
 
 import (
 	"bytes"
@@ -13,14 +13,12 @@ import (
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
-const garbageLine = "demo: this line is not JSON-RPC (--garbage)\n"
-
 // A stdioStream reads newline-delimited messages from stdin and writes
 // them to stdout. Writes stop for good once closed; a response can be
 // dropped (a cancelled request) or followed by work (afterReply).
 type stdioStream struct {
 	in      jsonrpc.Stream
-	garbage bool
+	garbage string
 
 	mu       sync.Mutex
 	out      io.Writer
@@ -50,7 +48,7 @@ func (s *stdioStream) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	var err error
-	if isResp && resp.Error == nil && len(resp.Result) > 64<<10 && !s.garbage &&
+	if isResp && resp.Error == nil && len(resp.Result) > 64<<10 && s.garbage == "" &&
 		bytes.IndexByte(resp.Result, '\n') < 0 && bytes.IndexByte(resp.Result, '\r') < 0 {
 		// A big result: the envelope around it, and the result as it
 		// stands, rather than all of it copied into one line first.
@@ -74,8 +72,8 @@ func (s *stdioStream) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	s.buf = append(s.buf, '\n')
-	if isResp && s.garbage {
-		s.buf = append(s.buf, garbageLine...)
+	if isResp && s.garbage != "" {
+		s.buf = append(s.buf, s.garbage...)
 	}
 	_, err = s.out.Write(s.buf)
 	if cap(s.buf) > 1<<20 {
@@ -118,56 +116,55 @@ type connPeer struct {
 	conn  *jsonrpc.Conn
 }
 
-func (p *connPeer) notify(ctx context.Context, method string, params any) error {
+func (p *connPeer) Notify(ctx context.Context, method string, params any) error {
 	<-p.ready
 	return p.conn.Notify(ctx, method, params)
 }
 
-func (p *connPeer) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+func (p *connPeer) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	<-p.ready
 	return p.conn.Call(ctx, method, params)
 }
 
-func serveStdio(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.Writer) int {
+// ServeStdio serves one session on stdin and stdout until ctx ends, stdin
+// closes, or a Handler drops the connection (ErrDropped).
+func (s *Server) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	closer, _ := stdin.(io.Closer)
 	st := &stdioStream{
 		in:       jsonrpc.NewLineStream(stdin, io.Discard, closer),
-		garbage:  opts.Garbage,
+		garbage:  s.opts.Garbage,
 		out:      stdout,
 		suppress: map[jsonrpc.ID]bool{},
 		after:    map[jsonrpc.ID]func(){},
 	}
-	if opts.Banner {
-		io.WriteString(stdout, "mcpwire demo server starting (this banner is not JSON-RPC)\n")
-	}
-	srv := newServer(&opts)
+	sess := s.NewSession()
 	crash := make(chan struct{})
 	var crashOnce sync.Once
 	p := &connPeer{ready: make(chan struct{})}
 	var conn *jsonrpc.Conn
 	conn = jsonrpc.NewConn(st, &jsonrpc.ConnOptions{
 		Handle: func(ctx context.Context, req *jsonrpc.Request) (any, error) {
-			res, err := srv.handle(ctx, p, req)
+			res, err := sess.Handle(ctx, p, req)
 			switch {
-			case errors.Is(err, errCrash):
-				srv.logf("demo: crashing as asked")
+			case errors.Is(err, ErrDrop):
+				s.Logf("crashing as asked")
 				st.stop() // nothing more reaches stdout, this answer included
 				crashOnce.Do(func() { close(crash) })
 				<-ctx.Done()
 				return nil, err
-			case errors.Is(err, errCancelled):
+			case errors.Is(err, ErrCancelled):
 				st.mark(req.ID, true, nil)
 				return nil, err
 			}
-			if a, ok := res.(*afterReply); ok {
-				st.mark(req.ID, false, a.then)
-				res = a.result
+			if a, ok := res.(*AfterReply); ok {
+				st.mark(req.ID, false, a.Then)
+				res = a.Result
 			}
 			return res, err
 		},
-		Notify: srv.notification,
+		Notify: sess.Notification,
 		OnBadMessage: func(err error) {
-			srv.logf("demo: %v", err)
+			s.Logf("%v", err)
 		},
 		OnCancel: func(id jsonrpc.ID, cause error) {
 			// A request of ours (roots/list, elicitation, sampling) was
@@ -181,12 +178,12 @@ func serveStdio(ctx context.Context, opts Options, stdin io.Reader, stdout, stde
 	p.conn = conn
 	close(p.ready)
 
-	code := 0
+	var result error
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
 	case <-crash:
-		code = 3
+		result = ErrDropped
 	}
 	st.stop()
 	closed := make(chan struct{})
@@ -196,10 +193,10 @@ func serveStdio(ctx context.Context, opts Options, stdin io.Reader, stdout, stde
 	}()
 	if _, isFile := stdin.(*os.File); isFile {
 		// A read of a terminal or a blocking pipe cannot be interrupted;
-		// the process ends anyway once Main returns, and a crash ends it
-		// at once.
+		// the process ends anyway once the caller returns, and a drop
+		// ends it at once.
 		wait := 500 * time.Millisecond
-		if code == 3 {
+		if result != nil {
 			wait = 0
 		}
 		t := time.NewTimer(wait)
@@ -211,5 +208,5 @@ func serveStdio(ctx context.Context, opts Options, stdin io.Reader, stdout, stde
 	} else {
 		<-closed
 	}
-	return code
+	return result
 }

@@ -1,4 +1,4 @@
-package demo
+package server
 
 // The modern era over streamable HTTP (2026-07-28 streamable-http.mdx): a
 // POST whose request carries the modern _meta is served without a
@@ -8,18 +8,16 @@ package demo
 // subscriptions/listen) an SSE stream that carries the request's progress
 // and log messages before the response; there is no resumption. Errors of
 // the request itself are 400 (-32602, -32021, -32022) or 404 (-32601).
-// --drop-after-priming closes every other modern SSE answer after a
-// priming event, so that a client must send the request again.
+// DropAfterPriming closes every other modern SSE answer after a priming
+// event, so that a client must send the request again.
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
@@ -31,7 +29,7 @@ type chanPeer struct {
 	out chan<- []byte
 }
 
-func (p *chanPeer) notify(ctx context.Context, method string, params any) error {
+func (p *chanPeer) Notify(ctx context.Context, method string, params any) error {
 	b, err := encodeNotification(method, params)
 	if err != nil {
 		return err
@@ -46,25 +44,8 @@ func (p *chanPeer) notify(ctx context.Context, method string, params any) error 
 	}
 }
 
-func (p *chanPeer) call(context.Context, string, any) (json.RawMessage, error) {
-	return nil, errors.New("demo: no server requests in the modern era")
-}
-
-// headerValue reads a mirrored header, decoding =?base64?…?=.
-func headerValue(r *http.Request, name string) (string, bool) {
-	vs := r.Header.Values(name)
-	if len(vs) == 0 {
-		return "", false
-	}
-	v := vs[0]
-	if enc, ok := strings.CutPrefix(v, "=?base64?"); ok && strings.HasSuffix(enc, "?=") {
-		b, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(enc, "?="))
-		if err != nil {
-			return "\x00invalid base64", true
-		}
-		return string(b), true
-	}
-	return v, true
+func (p *chanPeer) Call(context.Context, string, any) (json.RawMessage, error) {
+	return nil, errors.New("server: no server requests in the modern era")
 }
 
 // writeError answers a request with status and a JSON-RPC error.
@@ -85,17 +66,17 @@ func statusOf(err error) int {
 	switch je.Code {
 	case jsonrpc.CodeMethodNotFound:
 		return http.StatusNotFound
-	case jsonrpc.CodeInvalidParams, codeHeaderMismatch, -32021, codeUnsupportedVersion:
+	case jsonrpc.CodeInvalidParams, CodeHeaderMismatch, CodeMissingCapability, CodeUnsupportedVersion:
 		return http.StatusBadRequest
 	}
 	return http.StatusOK
 }
 
-// refuseLegacyHTTP answers a legacy message to a modern-only demo.
+// refuseLegacyHTTP answers a legacy message to a modern-only server.
 func (h *HTTPHandler) refuseLegacyHTTP(w http.ResponseWriter, msg jsonrpc.Message) {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok {
-		httpError(w, http.StatusBadRequest, "this server speaks "+modernVersion+" only")
+		httpError(w, http.StatusBadRequest, "this server speaks "+ModernVersion+" only")
 		return
 	}
 	writeError(w, http.StatusBadRequest, req.ID, h.modern.refuseLegacy(req))
@@ -104,18 +85,18 @@ func (h *HTTPHandler) refuseLegacyHTTP(w http.ResponseWriter, msg jsonrpc.Messag
 // postModern serves a modern request.
 func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
 	srv := h.modern
-	mr, err := srv.parseModern(req.Params)
+	mr, err := h.srv.parseModern(req.Params)
 	var version string
 	if mr != nil {
-		version = mr.version
+		version = mr.Version
 	} else {
 		var p struct {
 			Meta map[string]json.RawMessage `json:"_meta"`
 		}
 		_ = json.Unmarshal(req.Params, &p)
-		_ = json.Unmarshal(p.Meta[metaVersion], &version)
+		_ = json.Unmarshal(p.Meta[MetaVersion], &version)
 	}
-	if herr := checkHeaders(req, version, func(name string) (string, bool) { return headerValue(r, name) }); herr != nil {
+	if herr := CheckHeaders(req, version, func(name string) (string, bool) { return headerValue(r, name) }, h.srv.opts.MirroredParams); herr != nil {
 		writeError(w, http.StatusBadRequest, req.ID, herr)
 		return
 	}
@@ -137,7 +118,7 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 		if req.Method != "subscriptions/listen" {
 			srv.recordCancel(req.ID)
 		}
-		cancelCause(errCancelled)
+		cancelCause(ErrCancelled)
 		<-done
 	}
 	p := &chanPeer{ctx: ctx, out: out}
@@ -146,16 +127,16 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 	crashed := false
 	if !h.start(func() {
 		defer close(done)
-		res, err := srv.handle(ctx, p, req)
-		if errors.Is(err, errCrash) {
-			srv.logf("demo: crashing as asked (dropping the connection)")
+		res, err := srv.Handle(ctx, p, req)
+		if errors.Is(err, ErrDrop) {
+			h.srv.Logf("crashing as asked (dropping the connection)")
 			crashed = true
 			return
 		}
-		if a, ok := res.(*afterReply); ok {
-			res = a.result // the modern era has no work after the answer
+		if a, ok := res.(*AfterReply); ok {
+			res = a.Result // the modern era has no work after the answer
 		}
-		if errors.Is(err, errCancelled) || ctx.Err() != nil {
+		if errors.Is(err, ErrCancelled) || ctx.Err() != nil {
 			return
 		}
 		resp, merr := jsonrpc.NewResponse(req.ID, res, err)
@@ -186,7 +167,7 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 			}
 		}
 	}
-	if !h.opts.SSE && req.Method != "subscriptions/listen" {
+	if !h.srv.opts.SSE && req.Method != "subscriptions/listen" {
 		// JSON: the request's notifications have no path; the answer is
 		// the response alone.
 		if !relay(func([]byte) bool { return true }) {
@@ -207,8 +188,8 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 	}
 	sseHeaders(w)
 	rc := http.NewResponseController(w)
-	if h.opts.DropAfterPriming && req.Method != "subscriptions/listen" && h.drops.Add(1)%2 == 1 {
-		fmt.Fprintf(w, ": dropping this stream (--drop-after-priming)\n\n")
+	if h.srv.opts.DropAfterPriming && req.Method != "subscriptions/listen" && h.drops.Add(1)%2 == 1 {
+		fmt.Fprintf(w, ": dropping this stream (DropAfterPriming)\n\n")
 		rc.Flush()
 		cancel()
 		<-done

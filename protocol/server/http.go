@@ -1,6 +1,6 @@
-package demo
+package server
 
-// The streamable HTTP side of the demo (spec basic/transports.mdx).
+// The streamable HTTP side of a server (spec basic/transports.mdx).
 //
 // POST /mcp carries one JSON-RPC message. Notifications and responses get
 // 202. A request is answered as application/json, or with --sse as an SSE
@@ -51,10 +51,10 @@ const (
 	retryMillis = 100
 )
 
-// An HTTPHandler serves the demo over streamable HTTP at /mcp. Close it
+// An HTTPHandler serves a Server over streamable HTTP at /mcp. Close it
 // to end its sessions and wait for their work.
 type HTTPHandler struct {
-	opts   Options
+	srv    *Server
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -63,22 +63,22 @@ type HTTPHandler struct {
 	closed   bool
 	sessions map[string]*httpSession
 	shared   *httpSession // stateless mode
-	modern   *server      // serves the modern era's requests (no sessions)
+	modern   *Session     // serves the modern era's requests (no sessions)
 	drops    atomic.Int64 // modern SSE answers, for --drop-after-priming
 }
 
 var _ http.Handler = (*HTTPHandler)(nil)
 
-// NewHTTPHandler returns a handler serving the demo with opts over
-// streamable HTTP at /mcp (and, with RequireAuth, the protected resource
-// metadata under /.well-known/).
-func NewHTTPHandler(opts Options) *HTTPHandler {
-	h := &HTTPHandler{opts: opts, sessions: map[string]*httpSession{}}
+// HTTPHandler returns a handler serving s over streamable HTTP at /mcp
+// (and, with a BearerToken, the protected resource metadata under
+// /.well-known/).
+func (s *Server) HTTPHandler() *HTTPHandler {
+	h := &HTTPHandler{srv: s, sessions: map[string]*httpSession{}}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
-	h.modern = newServer(&h.opts)
-	if opts.Stateless {
+	h.modern = s.NewSession()
+	if s.opts.Stateless {
 		h.shared = h.newSession("")
-		h.shared.srv.lenient = true
+		h.shared.srv.SetLenient()
 	}
 	return h
 }
@@ -111,7 +111,7 @@ func (h *HTTPHandler) start(f func()) bool {
 type httpSession struct {
 	h      *HTTPHandler
 	id     string
-	srv    *server
+	srv    *Session
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -125,7 +125,7 @@ type httpSession struct {
 }
 
 func (h *HTTPHandler) newSession(id string) *httpSession {
-	s := &httpSession{h: h, id: id, srv: newServer(&h.opts), streams: map[string]*sseStream{},
+	s := &httpSession{h: h, id: id, srv: h.srv.NewSession(), streams: map[string]*sseStream{},
 		pending: map[jsonrpc.ID]chan *jsonrpc.Response{}}
 	s.ctx, s.cancel = context.WithCancel(h.ctx)
 	if id != "" {
@@ -177,7 +177,7 @@ func (s *httpSession) deliver(resp *jsonrpc.Response) {
 	if ch != nil {
 		ch <- resp
 	} else {
-		s.srv.logf("demo: a response to no request: %s", resp.ID)
+		s.h.srv.Logf("a response to no request: %s", resp.ID)
 	}
 }
 
@@ -257,17 +257,6 @@ type httpPeer struct {
 	stream *sseStream // nil in JSON mode
 }
 
-// unrelated reports whether a notification is not about the call that
-// caused it, and so belongs on the standalone stream.
-func unrelated(method string) bool {
-	switch method {
-	case "notifications/tools/list_changed", "notifications/resources/list_changed",
-		"notifications/prompts/list_changed", "notifications/resources/updated":
-		return true
-	}
-	return false
-}
-
 func (p *httpPeer) targets(method string) []*sseStream {
 	var out []*sseStream
 	if unrelated(method) && p.sess.standalone != nil {
@@ -291,7 +280,7 @@ func encodeNotification(method string, params any) ([]byte, error) {
 	return jsonrpc.EncodeMessage(req)
 }
 
-func (p *httpPeer) notify(ctx context.Context, method string, params any) error {
+func (p *httpPeer) Notify(ctx context.Context, method string, params any) error {
 	b, err := encodeNotification(method, params)
 	if err != nil {
 		return err
@@ -301,10 +290,10 @@ func (p *httpPeer) notify(ctx context.Context, method string, params any) error 
 			return nil
 		}
 	}
-	return errors.New("demo: no stream for " + method)
+	return errors.New("server: no stream for " + method)
 }
 
-func (p *httpPeer) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+func (p *httpPeer) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	s := p.sess
 	s.mu.Lock()
 	s.callSeq++
@@ -343,7 +332,7 @@ func (p *httpPeer) call(ctx context.Context, method string, params any) (json.Ra
 		}
 		return resp.Result, nil
 	case <-ctx.Done():
-		_ = p.notify(context.WithoutCancel(ctx), "notifications/cancelled", map[string]any{"requestId": id, "reason": "the tool call was cancelled"})
+		_ = p.Notify(context.WithoutCancel(ctx), "notifications/cancelled", map[string]any{"requestId": id, "reason": "the tool call was cancelled"})
 		return nil, ctx.Err()
 	case <-t.C:
 		return nil, fmt.Errorf("no answer in %v", serverCallTimeout)
@@ -352,10 +341,11 @@ func (p *httpPeer) call(ctx context.Context, method string, params any) (json.Ra
 
 // ServeHTTP serves /mcp.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h.opts.Verbose {
-		fmt.Fprintf(h.logw(), "demo: %s %s\n", r.Method, r.URL.Path)
+	o := &h.srv.opts
+	if o.Verbose {
+		h.srv.Logf("%s %s", r.Method, r.URL.Path)
 	}
-	if strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource") && h.opts.RequireAuth != "" {
+	if strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource") && o.BearerToken != "" {
 		h.resourceMetadata(w, r)
 		return
 	}
@@ -363,7 +353,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if !originOK(r.Header.Get("Origin")) {
+	if origin := r.Header.Get("Origin"); origin != "" && !h.originOK(origin) {
 		httpError(w, http.StatusForbidden, "origin not allowed")
 		return
 	}
@@ -383,13 +373,6 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (h *HTTPHandler) logw() io.Writer {
-	if h.opts.Stderr == nil {
-		return io.Discard
-	}
-	return h.opts.Stderr
-}
-
 // httpError answers with status and a JSON-RPC error without an id.
 func httpError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
@@ -399,10 +382,15 @@ func httpError(w http.ResponseWriter, status int, msg string) {
 }
 
 // originOK refuses browsers' requests from other sites (DNS rebinding).
-func originOK(origin string) bool {
-	if origin == "" {
-		return true
+func (h *HTTPHandler) originOK(origin string) bool {
+	if h.srv.opts.AllowOrigin != nil {
+		return h.srv.opts.AllowOrigin(origin)
 	}
+	return LoopbackOrigin(origin)
+}
+
+// LoopbackOrigin reports whether an Origin header names a loopback host.
+func LoopbackOrigin(origin string) bool {
 	u, err := url.Parse(origin)
 	if err != nil {
 		return false
@@ -425,10 +413,10 @@ func (h *HTTPHandler) metadataURL(r *http.Request) (resource, metadata string) {
 }
 
 func (h *HTTPHandler) authorized(w http.ResponseWriter, r *http.Request) bool {
-	if h.opts.RequireAuth == "" {
+	if h.srv.opts.BearerToken == "" {
 		return true
 	}
-	want := "Bearer " + h.opts.RequireAuth
+	want := "Bearer " + h.srv.opts.BearerToken
 	if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte(want)) == 1 {
 		return true
 	}
@@ -445,14 +433,14 @@ func (h *HTTPHandler) resourceMetadata(w http.ResponseWriter, r *http.Request) {
 		"resource":                 resource,
 		"authorization_servers":    []string{},
 		"bearer_methods_supported": []string{"header"},
-		"resource_name":            "mcpwire demo server",
+		"resource_name":            h.srv.opts.ResourceName,
 	})
 }
 
 // session finds the session a request names; status and why say what
 // to answer when there is none.
 func (h *HTTPHandler) session(r *http.Request, isRequest bool) (*httpSession, int, string) {
-	if h.opts.Stateless {
+	if h.srv.opts.Stateless {
 		return h.shared, 0, ""
 	}
 	id := r.Header.Get("Mcp-Session-Id")
@@ -465,13 +453,13 @@ func (h *HTTPHandler) session(r *http.Request, isRequest bool) (*httpSession, in
 		h.mu.Unlock()
 		return nil, http.StatusNotFound, "unknown or expired session"
 	}
-	if isRequest && h.opts.ExpireAfter > 0 {
+	if isRequest && h.srv.opts.ExpireAfter > 0 {
 		s.requests++
-		if s.requests > h.opts.ExpireAfter {
+		if s.requests > h.srv.opts.ExpireAfter {
 			delete(h.sessions, id)
 			h.mu.Unlock()
 			s.cancel()
-			s.srv.logf("demo: session expired after %d requests (--expire-after)", h.opts.ExpireAfter)
+			h.srv.Logf("session expired after %d requests (--expire-after)", h.srv.opts.ExpireAfter)
 			return nil, http.StatusNotFound, "session expired"
 		}
 	}
@@ -481,7 +469,7 @@ func (h *HTTPHandler) session(r *http.Request, isRequest bool) (*httpSession, in
 
 func (h *HTTPHandler) versionOK(r *http.Request) bool {
 	v := r.Header.Get("Mcp-Protocol-Version")
-	return v == "" || slices.Contains(supportedVersions(), v) || (v == h.opts.VersionAnswer)
+	return v == "" || slices.Contains(h.srv.opts.Versions, v) || (v == h.srv.opts.VersionAnswer)
 }
 
 func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
@@ -505,17 +493,17 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	req, isReq := msgs[0].(*jsonrpc.Request)
 	isCall := isReq && !req.IsNotification()
-	if isCall && h.opts.Era != EraLegacy && req.Method != "initialize" && hasModernMeta(req.Params) {
+	if isCall && h.srv.opts.Era != EraLegacy && req.Method != "initialize" && hasModernMeta(req.Params) {
 		h.postModern(w, r, req)
 		return
 	}
-	if h.opts.Era == EraModern {
+	if h.srv.opts.Era == EraModern {
 		h.refuseLegacyHTTP(w, msgs[0])
 		return
 	}
 	var sess *httpSession
 	if isCall && req.Method == "initialize" {
-		if h.opts.Stateless {
+		if h.srv.opts.Stateless {
 			sess = h.shared
 		} else {
 			sess = h.newSession(newSessionID())
@@ -541,14 +529,14 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !isCall {
-		sess.srv.notification(req)
+		sess.srv.Notification(req)
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	if sess.id != "" {
 		w.Header().Set("Mcp-Session-Id", sess.id)
 	}
-	if h.opts.SSE {
+	if h.srv.opts.SSE {
 		h.answerSSE(w, r, sess, req)
 	} else {
 		h.answerJSON(w, r, sess, req)
@@ -565,9 +553,9 @@ func newSessionID() string {
 // mode (nil there means drop the connection).
 func (h *HTTPHandler) run(sess *httpSession, req *jsonrpc.Request, st *sseStream, out chan<- []byte) {
 	p := &httpPeer{sess: sess, stream: st}
-	res, err := sess.srv.handle(sess.ctx, p, req)
-	if errors.Is(err, errCrash) {
-		sess.srv.logf("demo: crashing as asked (dropping the connection)")
+	res, err := sess.srv.Handle(sess.ctx, p, req)
+	if errors.Is(err, ErrDrop) {
+		h.srv.Logf("crashing as asked (dropping the connection)")
 		if st != nil {
 			st.finish(true)
 		} else {
@@ -576,10 +564,10 @@ func (h *HTTPHandler) run(sess *httpSession, req *jsonrpc.Request, st *sseStream
 		return
 	}
 	var then func()
-	if a, ok := res.(*afterReply); ok {
-		res, then = a.result, a.then
+	if a, ok := res.(*AfterReply); ok {
+		res, then = a.Result, a.Then
 	}
-	if errors.Is(err, errCancelled) {
+	if errors.Is(err, ErrCancelled) {
 		err = jsonrpc.NewError(jsonrpc.CodeInternalError, "request cancelled")
 	}
 	resp, merr := jsonrpc.NewResponse(req.ID, res, err)
@@ -631,10 +619,8 @@ func (h *HTTPHandler) answerSSE(w http.ResponseWriter, r *http.Request, sess *ht
 		return
 	}
 	sseHeaders(w)
-	drop := h.opts.DropAfterPriming && req.Method != "initialize"
-	sess.srv.mu.Lock()
-	prime := sess.srv.version == latestVersion && req.Method != "initialize"
-	sess.srv.mu.Unlock()
+	drop := h.srv.opts.DropAfterPriming && req.Method != "initialize"
+	prime := sess.srv.Version() == LatestLegacy && req.Method != "initialize"
 	if drop {
 		fmt.Fprintf(w, "id: %s-0\nretry: %d\ndata: \n\n", st.id, retryMillis)
 		http.NewResponseController(w).Flush()
@@ -650,7 +636,7 @@ func (h *HTTPHandler) answerSSE(w http.ResponseWriter, r *http.Request, sess *ht
 // request with the error (405 in stateless mode, where there is nothing
 // to GET or DELETE) and returns nil.
 func (h *HTTPHandler) existing(w http.ResponseWriter, r *http.Request, stateless string) *httpSession {
-	if h.opts.Stateless {
+	if h.srv.opts.Stateless {
 		w.Header().Set("Allow", "POST")
 		httpError(w, http.StatusMethodNotAllowed, stateless)
 		return nil
@@ -663,9 +649,9 @@ func (h *HTTPHandler) existing(w http.ResponseWriter, r *http.Request, stateless
 }
 
 func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
-	if h.opts.Era == EraModern {
+	if h.srv.opts.Era == EraModern {
 		w.Header().Set("Allow", "POST")
-		httpError(w, http.StatusMethodNotAllowed, "no GET stream in "+modernVersion)
+		httpError(w, http.StatusMethodNotAllowed, "no GET stream in "+ModernVersion)
 		return
 	}
 	sess := h.existing(w, r, "no GET stream in stateless mode")
@@ -763,9 +749,9 @@ func writeEvent(w io.Writer, stream string, seq int, data []byte) error {
 }
 
 func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
-	if h.opts.Era == EraModern {
+	if h.srv.opts.Era == EraModern {
 		w.Header().Set("Allow", "POST")
-		httpError(w, http.StatusMethodNotAllowed, "no sessions in "+modernVersion)
+		httpError(w, http.StatusMethodNotAllowed, "no sessions in "+ModernVersion)
 		return
 	}
 	sess := h.existing(w, r, "no sessions in stateless mode")
