@@ -35,11 +35,11 @@ var allowedImports = map[string][]string{
 	// The server side of MCP (both eras, both transports): protocol's
 	// layer, on jsonrpc; used by the demo, proxy, serve and replay.
 	"protocol/server": {safe, "jsonrpc", "jsonrpc/jsonscan", "protocol"},
-	"config":           {safe},
-	"oauth":            {safe},
-	"manager":          {safe, "config", "transport", "protocol", "oauth"},
-	"cli":              {safe, "manager", "config", "protocol", "internal/demo", "golang.org/x/term"},
-	"internal/safe":    {"golang.org/x/sys"},
+	"config":          {safe},
+	"oauth":           {safe},
+	"manager":         {safe, "config", "transport", "protocol", "oauth"},
+	"cli":             {safe, "manager", "config", "protocol", "internal/demo", "golang.org/x/term"},
+	"internal/safe":   {"golang.org/x/sys"},
 }
 
 // safe is the shared safety package.
