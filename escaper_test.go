@@ -246,6 +246,7 @@ func TestEscaperCommands(t *testing.T) {
 			checkMarkdownDiff(t, name, w, stdout, args[1], args[2])
 		}
 	}
+	t.Logf("%d runs of the binary, each sink checked", len(runs))
 	if !w.sawHostile {
 		t.Errorf("the hostile strings never showed (escaped): the walk checked nothing")
 	}
