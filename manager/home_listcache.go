@@ -149,7 +149,7 @@ func (s *server) cachedOffersLocked() []offer {
 		for _, t := range s.cached.Tools {
 			if toolEnabled(s.def, t.Name) {
 				out = append(out, offer{base: qualify(name, t.Name), tool: Tool{Server: name, Original: t.Name, Title: t.DisplayName(),
-					Description: t.Description, InputSchema: normalizeSchema(t.InputSchema), Annotations: t.Annotations, Cached: true}})
+					Description: t.Description, InputSchema: normalizeSchema(t.InputSchema), RawInputSchema: t.InputSchema, Annotations: t.Annotations, Cached: true}})
 			}
 		}
 		s.cachedOffers = out

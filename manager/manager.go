@@ -348,9 +348,14 @@ type Tool struct {
 	Original    string // the tool's name on its server
 	Title       string
 	Description string
-	// InputSchema has an object root without top-level oneOf/anyOf/allOf.
+	// InputSchema has an object root without top-level oneOf/anyOf/allOf
+	// (normalized, as a model provider takes it: zut's way).
 	InputSchema json.RawMessage
-	Annotations *protocol.ToolAnnotations
+	// RawInputSchema is the input schema exactly as the server wrote it
+	// (orb's way: passed on unchanged), for a caller that does its own
+	// normalizing or validates arguments against the original.
+	RawInputSchema json.RawMessage
+	Annotations    *protocol.ToolAnnotations
 	// Cached says the tool comes from the home's list cache
 	// (Options.CachedTools): its server has not connected yet. A call
 	// waits for it, and fails cleanly when the server no longer offers

@@ -61,7 +61,7 @@ func (m *Manager) ToolsPage(ctx context.Context, server string, cursor *string) 
 			}
 		}
 		out.Items = append(out.Items, Tool{Name: name, Server: server, Original: t.Name, Title: t.DisplayName(),
-			Description: t.Description, InputSchema: normalizeSchema(t.InputSchema), Annotations: t.Annotations})
+			Description: t.Description, InputSchema: normalizeSchema(t.InputSchema), RawInputSchema: t.InputSchema, Annotations: t.Annotations})
 	}
 	return out, nil
 }

@@ -1,6 +1,8 @@
 package manager
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -85,4 +87,39 @@ func FuzzNormalizeSchema(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRawInputSchema: a tool's schema as the server wrote it (a root
+// anyOf, from the demo's --union) stays beside the normalized one.
+func TestRawInputSchema(t *testing.T) {
+	m, _ := newManager(t, Options{}, demoServer{name: "d", args: []string{"--union"}})
+	ctx := context.Background()
+	if err := m.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tools, err := m.Tools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools {
+		if tl.Original != "either" {
+			continue
+		}
+		want := `{"anyOf": [{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}, {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}]}`
+		var compact bytes.Buffer
+		json.Compact(&compact, []byte(want)) // as the demo's encoder sends it
+		if string(tl.RawInputSchema) != compact.String() {
+			t.Errorf("raw schema:\n got %s\nwant %s", tl.RawInputSchema, want)
+		}
+		var norm struct {
+			Type       string                     `json:"type"`
+			Properties map[string]json.RawMessage `json:"properties"`
+			AnyOf      any                        `json:"anyOf"`
+		}
+		if json.Unmarshal(tl.InputSchema, &norm) != nil || norm.Type != "object" || len(norm.Properties) != 2 || norm.AnyOf != nil {
+			t.Errorf("normalized schema: %s", tl.InputSchema)
+		}
+		return
+	}
+	t.Fatalf("no tool either among %d", len(tools))
 }

@@ -495,7 +495,7 @@ func (s *server) offered() (offers []offer, withdrawn bool) {
 		for _, t := range s.tools {
 			if toolEnabled(s.def, t.Name) {
 				out = append(out, offer{base: qualify(name, t.Name), held: s.surface.Held(t.Name), tool: Tool{Server: name, Original: t.Name, Title: t.DisplayName(),
-					Description: t.Description, InputSchema: normalizeSchema(t.InputSchema), Annotations: t.Annotations}})
+					Description: t.Description, InputSchema: normalizeSchema(t.InputSchema), RawInputSchema: t.InputSchema, Annotations: t.Annotations}})
 			}
 		}
 		s.offers, s.offersVer, s.offersDef = out, s.toolsVer, s.def

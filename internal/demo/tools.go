@@ -114,6 +114,10 @@ func (s *server) listTools(params json.RawMessage) (any, error) {
 	if s.opts.Hostile {
 		base = append(base, hostileTools()...)
 	}
+	if s.opts.Union {
+		base = append(base, toolDef{Name: "either", Description: "Takes a or b.", InputSchema: json.RawMessage(
+			`{"anyOf": [{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}, {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}]}`)})
+	}
 	if err := s.describe(base); err != nil {
 		return nil, err
 	}
