@@ -141,7 +141,8 @@ func (e *ReadError) reason() string {
 
 // ReadFile reads the file at path, of kind kind, whole: a regular file
 // only (a device, FIFO, socket or folder is refused without blocking or
-// reading, checked on the opened descriptor), at most kind.Limit() bytes.
+// reading, checked on the opened descriptor; so is a file of the kernel,
+// /proc or /sys, except for KindProc), at most kind.Limit() bytes.
 // A refused file gives a *ReadError; a file that cannot be opened gives
 // the *fs.PathError of the system (errors.Is(err, fs.ErrNotExist) holds
 // for a missing file). Symbolic links are followed.
@@ -169,6 +170,9 @@ func ReadFileInfo(path string, kind Kind) ([]byte, fs.FileInfo, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, nil, notRegular(path, kind, fi.Mode())
+	}
+	if kind != KindProc && kernelFile(f) {
+		return nil, nil, &ReadError{Path: path, Kind: kind, Rule: ErrNotRegular, Detail: "a file of the kernel (/proc, /sys)"}
 	}
 	limit := kind.Limit()
 	if fi.Size() > limit {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -77,6 +78,11 @@ func TestReadFileNotRegular(t *testing.T) {
 		}
 		cases["a link to /dev/zero"] = link
 		cases["/dev/stdin"] = "/dev/stdin"
+	}
+	for _, p := range []string{"/proc/self/status", "/sys/kernel/mm/transparent_hugepage/enabled"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && runtime.GOOS == "linux" {
+			cases[p] = p // regular by its mode, but the kernel's
+		}
 	}
 	if fifo := mkfifo(t, dir); fifo != "" {
 		cases["FIFO"] = fifo
@@ -244,4 +250,16 @@ func FuzzWithin(f *testing.F) {
 			t.Fatalf("within(%q, join %q) = %v, want %v", root, rel, got, want)
 		}
 	})
+}
+
+// TestReadFileProc: KindProc reads the kernel's status files, which every
+// other kind refuses.
+func TestReadFileProc(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc is Linux's")
+	}
+	data, err := ReadFile("/proc/self/stat", KindProc)
+	if err != nil || len(data) == 0 {
+		t.Fatalf("ReadFile(/proc/self/stat, KindProc) = %q, %v", data, err)
+	}
 }
