@@ -51,10 +51,16 @@ type Options struct {
 	// empty, non-nil slice means none of it.
 	Environ []string
 	// Logf, when set, is told about servers starting, failing and
-	// reconnecting. It is never given a secret.
+	// reconnecting. It is never given a secret. It runs as the callbacks
+	// below do (one at a time, never under a lock of the Manager), so it
+	// may call any method of the Manager.
 	Logf func(format string, args ...any)
 	// Elicit answers a server's elicitation requests; nil declines them
-	// (the capability is not declared).
+	// (the capability is not declared). It runs in a goroutine of its
+	// own per request (in the 2026-07-28 era, on the goroutine of the
+	// call that got the input request), never under a lock of the
+	// Manager: it may call any method of the Manager. A Close, Update or
+	// Restart that ends its own session waits for it up to 2 s.
 	Elicit func(ctx context.Context, server string, p *protocol.ElicitParams) (*protocol.ElicitResult, error)
 	// OnChange, when set, is told that what the Manager offers changed
 	// because of a server: it connected (its tools joined), its lists
@@ -69,10 +75,11 @@ type Options struct {
 	// the agent can run Login with its own UI, then Restart. Nothing
 	// here opens a browser.
 	//
-	// The callbacks (OnChange, OnNotice, OnLoginNeeded, OnResourceUpdated) run one at a
-	// time, in order, on a goroutine of the Manager, never under its
-	// lock: they may call any method of the Manager. They should return
-	// soon; others wait meanwhile.
+	// The callbacks (Logf, OnChange, OnNotice, OnLoginNeeded,
+	// OnResourceUpdated, OnProgress) run one at a time, in order, on a
+	// goroutine of the Manager, never under its lock: they may call any
+	// method of the Manager, Update, Restart and Close included. They
+	// should return soon; others wait meanwhile.
 	OnLoginNeeded func(server string)
 	// OnResourceUpdated, when set, is told that a resource the agent
 	// subscribed to (Subscribe) changed: read it again to see how. It
@@ -85,9 +92,10 @@ type Options struct {
 	// server works on what its own configuration names (the agent's
 	// working directory is never offered unless it is listed here).
 	Roots []string
-	// OnProgress receives every progress notification of every server
-	// (CallOptions.OnProgress gets those of one call). It runs on the
-	// session's reader goroutine and must return soon.
+	// OnProgress receives the progress notifications of every server
+	// (CallOptions.OnProgress gets those of one call). It runs as the
+	// callbacks above do, so it may be told of a call's progress after
+	// the call returned.
 	OnProgress func(server string, p protocol.ProgressParams)
 	// ClientName and ClientVersion are sent as clientInfo (default
 	// "mcpwire" and this module's version).
@@ -249,7 +257,7 @@ func New(opts Options) (*Manager, error) {
 		// Options give none.
 		d, err := m.appr.Defaults()
 		if err != nil {
-			m.logf("%v (the safe default applies)", err)
+			m.logf("", "%v (the safe default applies)", err)
 		}
 		if m.opts.Pin == "" {
 			m.opts.Pin = d.Pin
@@ -496,7 +504,10 @@ func (m *Manager) Wait(ctx context.Context) error {
 type CallOptions struct {
 	// OnProgress receives the progress notifications of this call (and
 	// asks the server for them); each one extends the call's timeout, up
-	// to ten times. It runs on the session's reader goroutine.
+	// to ten times. It runs on the session's reader goroutine, before
+	// the call returns, so it must return soon and must not end the
+	// session (Close, Restart or Update of its server): Options.OnProgress
+	// is the one that may.
 	OnProgress func(protocol.ProgressParams)
 	// Timeout overrides the tool timeout for this call.
 	Timeout time.Duration
@@ -678,7 +689,7 @@ func (s *server) setReloadErr(err error) {
 	defer s.mu.Unlock()
 	if err != nil && s.reloadErr == nil {
 		m := s.m
-		m.logf("%s: the new definition cannot be used, the server runs as it was: %v", s.def.Name, err)
+		m.logf(s.def.Name, "%s: the new definition cannot be used, the server runs as it was: %v", s.def.Name, err)
 	}
 	s.reloadErr = err
 }

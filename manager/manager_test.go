@@ -241,11 +241,13 @@ func TestListChanged(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("notify = %+v, %v", res, err)
 	}
-	mu.Lock()
-	if len(progress) != 3 {
-		t.Errorf("progress = %v, want three notifications", progress)
-	}
-	mu.Unlock()
+	// OnProgress runs on the Manager's goroutine of callbacks: it may
+	// hear of the progress after the call returned.
+	waitFor(t, "three progress notifications", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(progress) == 3
+	})
 	// notify sent tools/list_changed: the list is taken again, and
 	// OnChange tells.
 	if got := receive(t, changed, "OnChange of the refresh"); got != "n" {

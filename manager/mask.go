@@ -139,9 +139,13 @@ type maskedError struct {
 func (e *maskedError) Error() string   { return e.msg }
 func (e *maskedError) Unwrap() []error { return e.errs }
 
-// logf gives Options.Logf the message, its secrets masked.
-func (m *Manager) logf(format string, args ...any) {
-	if m.opts.Logf != nil {
-		m.opts.Logf("%s", m.masks.text(fmt.Sprintf(format, args...)))
+// logf gives Options.Logf the message of an event of server, its
+// secrets masked, through the dispatcher: never under a lock, never on a
+// goroutine Close waits for, so that a Logf may call any method of the
+// Manager.
+func (m *Manager) logf(server, format string, args ...any) {
+	if f := m.opts.Logf; f != nil {
+		msg := m.masks.text(fmt.Sprintf(format, args...))
+		m.events.post(server, "", func() { f("%s", msg) })
 	}
 }

@@ -240,7 +240,7 @@ func (s *server) start(done chan struct{}) {
 		pinned.ProtocolVersion = m.opts.ProtocolVersion
 		spec = &pinned
 	}
-	m.logf("%s: starting", name)
+	m.logf(name, "%s: starting", name)
 	m.learnTokens(s.def)
 	conn, err := Dial(ctx, spec, opts)
 	var tools []*protocol.Tool
@@ -265,14 +265,26 @@ func (s *server) start(done chan struct{}) {
 	if conn.Init().Capabilities.Tools != nil {
 		m.opts.Home.storeTools(s.spec, conn.Era(), conn.ProtocolVersion(), s.capsKey(), tools)
 	}
+	if !s.started(conn, tools, check) {
+		// Closed while starting (Update removed it): nobody would
+		// close this session later. Not under s.mu: the close waits
+		// for the session's reader, which may be taking a
+		// list_changed to s.mu.
+		conn.Close()
+		return
+	}
+	m.logf(name, "%s: connected (%d tools)", name, len(tools))
+}
+
+// started makes conn the server's session, with its tools and the check
+// of its surface, unless the server was closed meanwhile (false).
+func (s *server) started(conn *Conn, tools []*protocol.Tool, check *SurfaceCheck) bool {
+	m := s.m
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.starting = nil
 	if s.closed {
-		// Closed while starting (Update removed it): nobody would
-		// close this session later.
-		conn.Close()
-		return
+		return false
 	}
 	s.conn, s.tools, s.stale, s.refreshErr, s.refreshFails = conn, tools, false, nil, 0
 	s.freshTill = s.freshUntil(conn)
@@ -288,9 +300,9 @@ func (s *server) start(done chan struct{}) {
 		uris := slices.Sorted(maps.Keys(s.subs))
 		m.background(func() { s.resubscribe(conn, uris) })
 	}
-	m.logf("%s: connected (%d tools)", name, len(tools))
 	s.recoveredLocked(true)
 	s.changedLocked()
+	return true
 }
 
 // withBudget says that the startup budget ran out.
@@ -311,7 +323,7 @@ func (s *server) failStart(err error) {
 	if errors.As(err, &se) {
 		phase = se.Phase
 	}
-	s.m.logf("%s: %s failed: %v", s.def.Name, phase, err)
+	s.m.logf(s.def.Name, "%s: %s failed: %v", s.def.Name, phase, err)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.starting = nil
@@ -655,7 +667,7 @@ func (s *server) call(ctx context.Context, tool string, args any, opts *CallOpti
 					own(p)
 				}
 				if all != nil {
-					all(name, p)
+					s.m.events.post(name, "", func() { all(name, p) })
 				}
 			}
 		}
@@ -812,7 +824,7 @@ func (s *server) checkSurface(tools []*protocol.Tool, instructions string) *Surf
 	pin, newTools := PinPolicy(s.def, s.m.opts.Pin, s.m.opts.NewTools)
 	c := CheckSurface(s.m.appr, s.def, pin, newTools, tools, instructions)
 	for _, w := range c.Warnings() {
-		s.m.logf("%s: %s", s.def.Name, w)
+		s.m.logf(s.def.Name, "%s: %s", s.def.Name, w)
 	}
 	return c
 }

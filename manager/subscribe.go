@@ -92,7 +92,7 @@ func (s *server) resubscribe(conn *Conn, uris []string) {
 	defer cancel()
 	for _, uri := range uris {
 		if err := conn.Subscribe(ctx, uri); err != nil {
-			s.m.logf("%s: subscribing again to %s: %v", s.def.Name, uri, conn.Explain(PhaseCall, err))
+			s.m.logf(s.def.Name, "%s: subscribing again to %s: %v", s.def.Name, uri, conn.Explain(PhaseCall, err))
 		}
 	}
 }

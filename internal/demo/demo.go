@@ -77,6 +77,12 @@ type Options struct {
 	CrashOnFirstCall bool // exit 3 (stdio) or drop the connection (HTTP) on the first tools/call
 	Verbose          bool // log every request method to stderr
 
+	// For soaks of a client: a slow list, list_changed storms, floods
+	// of resource updates.
+	ListDelay   time.Duration // tools/list waits this long before answering (a cancel ends the wait)
+	ListChanged int           // each tools/list sends this many tools/list_changed first
+	UpdateFlood int           // each resources/subscribe (legacy) sends this many resources/updated after the first
+
 	// Stdio only.
 	ExitAtStart bool          // print an error to stderr and exit 1 before reading anything
 	Banner      bool          // print a non-JSON line on stdout before serving
@@ -168,6 +174,9 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	fs.DurationVar(&o.StartDelay, "start-delay", 0, "sleep `DURATION` before serving")
 	fs.BoolVar(&o.PrintEnv, "print-env", false, "print the environment to stderr at start")
 	fs.BoolVar(&o.Verbose, "verbose", false, "log every request method to stderr")
+	fs.DurationVar(&o.ListDelay, "list-delay", 0, "tools/list waits `DURATION` before answering")
+	fs.IntVar(&o.ListChanged, "list-changed", 0, "each tools/list sends `N` tools/list_changed first")
+	fs.IntVar(&o.UpdateFlood, "update-flood", 0, "each resources/subscribe (legacy) sends `N` more resources/updated")
 	fs.BoolVar(&o.SSE, "sse", false, "HTTP: answer requests as text/event-stream")
 	fs.BoolVar(&o.Stateless, "stateless", false, "HTTP: no sessions")
 	fs.IntVar(&o.ExpireAfter, "expire-after", 0, "HTTP: forget a session after `N` requests")

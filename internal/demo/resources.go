@@ -124,7 +124,9 @@ func (s *server) subscribe(ctx context.Context, p peer, params json.RawMessage) 
 	s.subs[in.URI] = true
 	s.mu.Unlock()
 	return &mcpserver.AfterReply{Result: struct{}{}, Then: func() {
-		_ = p.notify(context.WithoutCancel(ctx), "notifications/resources/updated", map[string]any{"uri": in.URI})
+		for range 1 + s.opts.UpdateFlood {
+			_ = p.notify(context.WithoutCancel(ctx), "notifications/resources/updated", map[string]any{"uri": in.URI})
+		}
 	}}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcpwire/mcpwire/internal/hostile"
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -195,7 +196,14 @@ func (s *server) sendLog(ctx context.Context, p peer, level string, data any) {
 func (s *server) dispatch(ctx context.Context, p peer, req *jsonrpc.Request) (any, error) {
 	switch req.Method {
 	case "tools/list":
-		return s.listTools(req.Params)
+		if err := s.slowList(ctx, p); err != nil {
+			return nil, err
+		}
+		res, err := s.listTools(req.Params)
+		if err != nil || s.opts.ListChanged == 0 {
+			return res, err
+		}
+		return &mcpserver.AfterReply{Result: res, Then: func() { s.listChanged(context.WithoutCancel(ctx), p) }}, nil
 	case "tools/call":
 		return s.callTool(ctx, p, req)
 	case "resources/list":
@@ -291,5 +299,30 @@ func (s *server) status() map[string]any {
 		"cancelled":       cancelled,
 		"toolCalls":       s.calls,
 		"listening":       listening,
+	}
+}
+
+// slowList is what --list-changed and --list-delay make of a tools/list:
+// list_changed notifications first (and again after the answer), then a
+// wait (ended by a cancel).
+func (s *server) slowList(ctx context.Context, p peer) error {
+	s.listChanged(ctx, p)
+	if s.opts.ListDelay <= 0 {
+		return nil
+	}
+	t := time.NewTimer(s.opts.ListDelay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return errCancelled
+	}
+}
+
+// listChanged sends --list-changed tools/list_changed notifications.
+func (s *server) listChanged(ctx context.Context, p peer) {
+	for range s.opts.ListChanged {
+		_ = p.notify(ctx, "notifications/tools/list_changed", nil)
 	}
 }
