@@ -250,6 +250,9 @@ func (e *events) emit(v map[string]any) {
 	if !e.on {
 		return
 	}
+	if id := e.inv.traceID; id != "" {
+		v["traceId"] = id
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return

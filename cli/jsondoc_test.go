@@ -486,6 +486,7 @@ type jEvent struct {
 	Server  string `json:"server,omitempty"`
 	URL     string `json:"url,omitempty"`
 	Result  any    `json:"result,omitempty"`
+	TraceID string `json:"traceId,omitempty"`
 }
 
 type jCompletion struct {
@@ -908,7 +909,10 @@ func TestJSONDocuments(t *testing.T) {
 		}
 	}
 	// --events: the result is the --json document of the command.
-	code, stdout, _ := r.run("call", "--demo", "notify", "--events", "--log-level", "debug")
+	code, stdout, _ := r.run("call", "--demo", "notify", "--events", "--log-level", "debug", "--traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	if !strings.Contains(stdout, `"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"`) {
+		t.Errorf("call --events --traceparent: no traceId\n%s", stdout)
+	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	for _, l := range lines {
 		if p := checkEvent(l); len(p) > 0 {

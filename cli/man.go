@@ -49,6 +49,8 @@ list exits 0 when it ran, whatever each server did; list --strict does not.`},
 the home folder; else $XDG_CONFIG_HOME/mcpwire; else ~/.config/mcpwire
 MCPWIRE_PROTOCOL
 pin the MCP revision of every server whose definition pins none (--protocol wins); a legacy pin accepts an older legacy answer
+TRACEPARENT, TRACESTATE, BAGGAGE
+the W3C trace every request joins (in _meta), unless --traceparent says otherwise
 NO_COLOR
 no colour, even on a terminal
 BROWSER

@@ -37,6 +37,8 @@ type targetFlags struct {
 	protocol  string
 	// maxMessage overrides the definition's maxMessageBytes.
 	maxMessage byteSize
+	// traceparent puts every request in a trace (else $TRACEPARENT).
+	traceparent string
 }
 
 func (tf *targetFlags) register(fs *flag.FlagSet) {
@@ -52,6 +54,7 @@ func (tf *targetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&tf.logLevel, "log-level", "", "ask the server for log messages at this level and above")
 	fs.BoolVar(&tf.allowHTTP, "allow-http", false, "allow plain http to a URL target that is not loopback (a CI service container); warns, and never sends a token")
 	fs.Var(&tf.maxMessage, "max-message-bytes", "the largest message read from the server (a line, a body, an event), in bytes or with KiB, MiB, GiB (default: the definition's maxMessageBytes, else 256MiB)")
+	fs.StringVar(&tf.traceparent, "traceparent", "", "put every request in the W3C trace `TRACEPARENT` (_meta traceparent, with $TRACESTATE and $BAGGAGE; default $TRACEPARENT)")
 	fs.StringVar(&tf.protocol, "protocol", "", "pin the MCP revision `VERSION` ("+strings.Join(protocol.SupportedVersions(), ", ")+"); default: detect the server's era")
 }
 
@@ -214,6 +217,11 @@ func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, 
 // revision, its secrets) and returns how to dial it.
 func (inv *invocation) dialOptions(t *target, tf *targetFlags, popts protocol.Options) (*manager.DialOptions, error) {
 	spec := t.spec
+	trace, err := inv.trace(tf)
+	if err != nil {
+		return nil, err
+	}
+	popts.Trace = trace
 	if spec.AllowHTTP {
 		inv.warnPlainHTTP(spec.Name, spec.URL)
 	}
@@ -450,4 +458,22 @@ func (inv *invocation) envFlags(words []string) (map[string]string, error) {
 		inv.addSecrets(v)
 	}
 	return env, nil
+}
+
+// trace is the trace context of the command: --traceparent, else
+// $TRACEPARENT, with $TRACESTATE and $BAGGAGE; nil when none.
+func (inv *invocation) trace(tf *targetFlags) (*protocol.TraceContext, error) {
+	tp := tf.traceparent
+	if tp == "" {
+		tp = strings.TrimSpace(inv.env.Getenv("TRACEPARENT"))
+	}
+	if tp == "" {
+		return nil, nil
+	}
+	tc := &protocol.TraceContext{Traceparent: tp, Tracestate: inv.env.Getenv("TRACESTATE"), Baggage: inv.env.Getenv("BAGGAGE")}
+	if err := tc.Check(); err != nil {
+		return nil, usageErr("%s", safe.Sanitize(err.Error()))
+	}
+	inv.traceID = tc.TraceID()
+	return tc, nil
 }

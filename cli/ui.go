@@ -22,6 +22,9 @@ type invocation struct {
 	prog string // the program's name, as usage lines and hints show it
 	cmd  *command
 	json bool // --json: one document on stdout
+	// traceID is the trace id of --traceparent (or $TRACEPARENT), shown
+	// beside each --events line; "" without one.
+	traceID string
 	// exit is the code for a run that printed its result but must not
 	// exit 0 (a tool's isError).
 	exit int

@@ -513,6 +513,9 @@ type CallOptions struct {
 	Timeout time.Duration
 	// Meta is sent as the request's _meta.
 	Meta map[string]any
+	// Trace puts the call in a W3C trace: traceparent, tracestate and
+	// baggage in the request's _meta (SEP-414), in both eras.
+	Trace *protocol.TraceContext
 	// Task asks for the call to run as a task where the server allows it
 	// (2025-11-25: a tool whose taskSupport is optional or required; the
 	// Tasks extension: the server decides). When the server makes one,

@@ -641,6 +641,11 @@ func (s *server) call(ctx context.Context, tool string, args any, opts *CallOpti
 	}
 	var res *protocol.CallToolResult
 	var task *protocol.Task
+	if opts != nil && opts.Trace != nil {
+		if err := opts.Trace.Check(); err != nil {
+			return nil, &ServerError{Server: s.def.Name, Phase: PhaseCall, Err: err}
+		}
+	}
 	err := s.use(ctx, PhaseCall, func(conn *Conn) error {
 		if s.m.opts.CachedTools {
 			s.mu.Lock()
@@ -654,7 +659,7 @@ func (s *server) call(ctx context.Context, tool string, args any, opts *CallOpti
 		var own func(protocol.ProgressParams)
 		if opts != nil {
 			own = opts.OnProgress
-			copts.Meta = opts.Meta
+			copts.Meta, copts.Trace = opts.Meta, opts.Trace
 			if opts.Timeout > 0 {
 				copts.Timeout = opts.Timeout
 			}

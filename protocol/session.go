@@ -94,6 +94,11 @@ type Options struct {
 	// returns is sent as is (code -1 for "the user rejected the request").
 	Sample func(ctx context.Context, p json.RawMessage) (any, error)
 
+	// Trace, when set, puts every request of the session in that trace
+	// (traceparent, tracestate and baggage in _meta, both eras); a call's
+	// CallOptions.Trace wins. Checked by Connect.
+	Trace *TraceContext
+
 	// OnNotification gets every server notification, raw, before the
 	// callbacks below.
 	OnNotification func(method string, params json.RawMessage)
@@ -202,6 +207,9 @@ type CallOptions struct {
 	// Meta, when set, is sent as the request's _meta (progressToken, and in
 	// the modern era the protocol fields, are added to it).
 	Meta map[string]any
+	// Trace puts the request in a trace (traceparent, tracestate and
+	// baggage in _meta); it wins over Options.Trace.
+	Trace *TraceContext
 }
 
 // Connect starts an MCP session over s: in the legacy era the initialize
@@ -224,6 +232,12 @@ func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, er
 	}
 	if o.ClientVersion == "" {
 		o.ClientVersion = "dev"
+	}
+	if o.Trace != nil {
+		if err := o.Trace.Check(); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("initialize: %v", err)
+		}
 	}
 	if o.ProtocolVersion != "" && !IsSupported(o.ProtocolVersion) {
 		s.Close()
@@ -571,9 +585,14 @@ func (sc *sessionCall) extend() {
 func (sc *sessionCall) send() error {
 	s, rq := sc.s, &sc.rq
 	var meta map[string]any
+	trace := s.opts.Trace
 	if rq.opts != nil && rq.opts.Meta != nil {
 		meta = rq.opts.Meta
 	}
+	if rq.opts != nil && rq.opts.Trace != nil {
+		trace = rq.opts.Trace
+	}
+	meta = trace.meta(meta)
 	if sc.token != "" {
 		m := make(map[string]any, len(meta)+1)
 		for k, v := range meta {

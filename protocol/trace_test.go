@@ -1,0 +1,80 @@
+package protocol
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+)
+
+// Trace context (SEP-414) goes into every request's _meta in both eras:
+// the session's, or a call's own, which wins; a malformed traceparent is
+// refused before anything is sent.
+func TestTraceContext(t *testing.T) {
+	session := &TraceContext{Traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", Tracestate: "rojo=00f067aa0ba902b7", Baggage: "userId=alice"}
+	call := &TraceContext{Traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run(era, func(t *testing.T) {
+			var mu sync.Mutex
+			seen := map[string]map[string]any{}
+			f := newFake(t, func(f *fakeServer, m *wire) (any, error) {
+				var p struct {
+					Meta map[string]any `json:"_meta"`
+				}
+				json.Unmarshal(m.Params, &p)
+				mu.Lock()
+				seen[m.Method] = p.Meta
+				mu.Unlock()
+				switch m.Method {
+				case "initialize":
+					return initResult("2025-11-25", `{"tools":{}}`), nil
+				case "server/discover":
+					if era == "legacy" {
+						return nil, noAnswer
+					}
+					return discoverResult(`{"tools":{}}`, ModernVersion), nil
+				case "tools/list":
+					return json.RawMessage(`{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}`), nil
+				}
+				return json.RawMessage(`{"content":[]}`), nil
+			})
+			opts := &Options{Trace: session}
+			if era == "legacy" {
+				opts.ProtocolVersion = "2025-11-25"
+			}
+			s, err := Connect(context.Background(), f.stream(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ctx := context.Background()
+			if _, err := s.ListTools(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.CallTool(ctx, "t", nil, &CallOptions{Trace: call}); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			l, c := seen["tools/list"], seen["tools/call"]
+			if l["traceparent"] != session.Traceparent || l["tracestate"] != session.Tracestate || l["baggage"] != session.Baggage {
+				t.Errorf("tools/list _meta %v", l)
+			}
+			if c["traceparent"] != call.Traceparent || c["tracestate"] != nil {
+				t.Errorf("tools/call _meta %v", c)
+			}
+			if era == "modern" && l["io.modelcontextprotocol/protocolVersion"] != ModernVersion {
+				t.Errorf("modern _meta lost its protocol fields: %v", l)
+			}
+		})
+	}
+	for _, bad := range []string{"", "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+		"00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7"} {
+		if (&TraceContext{Traceparent: bad}).Check() == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+	if got := session.TraceID(); got != "4bf92f3577b34da6a3ce929d0e0e4736" {
+		t.Errorf("TraceID %q", got)
+	}
+}
