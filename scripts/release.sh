@@ -49,6 +49,25 @@ date=$(date -u -d "@$epoch" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u -r "$epoc
 pkg=github.com/mcpwire/mcpwire/cli
 ldflags="-s -w -buildid= -X $pkg.releaseVersion=$version -X $pkg.releaseCommit=$commit -X $pkg.releaseDate=$date"
 
+# Code that runs once per process (flags, configuration, OAuth, reviews,
+# the demo and bridge servers, the diff engine, certificate parsing, TLS
+# handshakes) is built without inlining: 9.29 MB -> 8.70 MB for
+# linux/amd64, under the 9 MB budget. The paths every message takes (the
+# runtime, jsonrpc, transport, protocol, encoding/json, net/http, the
+# record layer's ciphers) keep the compiler's inlining.
+mod=github.com/mcpwire/mcpwire
+noinline=(
+	"$mod/cli" "$mod/config/..." "$mod/oauth" "$mod/internal/..." "$mod/procgroup"
+	"$mod/protocol/surface" "$mod/protocol/server"
+	crypto/tls crypto/x509 crypto/x509/... encoding/asn1 math/big crypto/rsa crypto/ecdsa crypto/ed25519
+	crypto/internal/fips140/rsa crypto/internal/fips140/ecdsa crypto/internal/fips140/nistec/...
+	crypto/internal/fips140/mlkem crypto/internal/fips140/edwards25519/... crypto/internal/fips140/bigmod
+	fmt flag encoding/xml html compress/... net/url mime/... text/... regexp/... archive/...
+	vendor/golang.org/x/text/... vendor/golang.org/x/net/... golang.org/x/term golang.org/x/sys/...
+)
+gcflags=()
+for p in "${noinline[@]}"; do gcflags+=("-gcflags=$p=-l"); done
+
 names=()
 for t in $targets; do
 	goos=${t%/*}
@@ -58,7 +77,7 @@ for t in $targets; do
 	echo "release: $name"
 	# -buildvcs=auto overrides a GOFLAGS=-buildvcs=false of the machine:
 	# a checkout's build carries its revision, a tarball's builds anyway.
-	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -buildvcs=auto -trimpath -tags nethttpomithttp2 -ldflags="$ldflags" -o "$out/$name" .
+	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -buildvcs=auto -trimpath -tags nethttpomithttp2 "${gcflags[@]}" -ldflags="$ldflags" -o "$out/$name" .
 	names+=("$name")
 done
 
