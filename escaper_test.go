@@ -443,6 +443,22 @@ func checkMarkdownDiff(t *testing.T, name string, w *walkEnv, md, old, url1 stri
 	if rows != len(rep.Changes) {
 		t.Errorf("%s: %d rows for %d changes:\n%s", name, rows, len(rep.Changes), md)
 	}
+	// As GitHub shows it: cmark-gfm's HTML has no element, comment or
+	// link of the server's, and a row for each change.
+	html, err := hostile.RenderGFM(md)
+	switch {
+	case errors.Is(err, hostile.ErrNoRenderer) && os.Getenv("CI") != "true":
+		t.Logf("%s: %v; the renderer's check is left out", name, err)
+	case err != nil:
+		t.Errorf("%s: %v", name, err)
+	default:
+		if err := hostile.CheckHTML(html); err != nil {
+			t.Errorf("%s: rendered, %v", name, err)
+		}
+		if n := strings.Count(html, "<tr>") - 1; n != len(rep.Changes) {
+			t.Errorf("%s: rendered, %d rows for %d changes", name, n, len(rep.Changes))
+		}
+	}
 	if strings.Contains(name, "--fail-on") {
 		if last := lines[len(lines)-1]; !strings.HasPrefix(last, "`--fail-on ") {
 			t.Errorf("%s: the verdict is not the last line: %q", name, last)

@@ -6,7 +6,8 @@
 #   1. scripts/deps.sh: the test peers (Node 22, the conformance suite,
 #      server-everything, the TypeScript SDK) into .deps/; then
 #      scripts/chromium.sh: Debian's chromium for the real-browser test;
-#      scripts/shells.sh: bash, zsh and fish for the completion tests
+#      scripts/shells.sh: bash, zsh and fish for the completion tests;
+#      scripts/cmark.sh: cmark-gfm for the Markdown escaping tests
 #   2. gofmt: no unformatted Go file
 #   3. go vet ./...
 #   4. CGO_ENABLED=0 go build -o mcpwire .   (the static binary)
@@ -55,6 +56,18 @@ if ! bash scripts/shells.sh; then
 		exit 1
 	fi
 	echo "shells: not all installed; the completion tests will skip the missing ones"
+fi
+
+step "cmark"
+# The Markdown tests (internal/safe TestEscaperMarkdownGFM, the root's
+# TestEscaperCommands) render with GitHub's cmark-gfm; scripts/cmark.sh
+# installs it with apt-get. In CI a failure stops the run; elsewhere the
+# tests skip that check.
+if ! bash scripts/cmark.sh; then
+	if [[ "${CI:-}" == "true" ]]; then
+		exit 1
+	fi
+	echo "cmark: not installed; the Markdown tests will skip the renderer's check"
 fi
 
 step "gofmt"

@@ -17,16 +17,24 @@ import (
 // It is [Sanitize]d (no controls, a newline shown as \n), then every ASCII
 // punctuation character is backslash-escaped, so that nothing in it opens
 // HTML (<!--, <script>, <img>), an entity (&lt;), a link or an image
-// ([text](url), ![alt](url), <url>), an autolink (https://…, www.…,
-// a@b.c: their ':', '.' and '@' are escaped, so no autolinker sees
-// them), emphasis, code, a table cell (|) or a block (#, >, -, 1.).
+// ([text](url), ![alt](url), <url>), an autolink (https://…, www.…:
+// their ':' and '.' are escaped, so no autolinker sees them; a@b.c: its
+// '@' is written as a code span, "`@`", which no e-mail autolinker
+// crosses), emphasis, code, a table cell (|) or a block (#, >, -, 1.).
 func MarkdownText(s string) string {
 	s = Sanitize(s)
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/4)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if asciiPunct(c) {
+		switch {
+		case c == '@':
+			// GitHub's renderer (cmark-gfm) finds e-mail addresses in the
+			// text after its escapes are read: only a node between the
+			// parts stops it, so '@' stands in a code span of its own.
+			b.WriteString("`@`")
+			continue
+		case asciiPunct(c):
 			b.WriteByte('\\')
 		}
 		b.WriteByte(c)

@@ -49,6 +49,9 @@ func checkMarkdownText(in, out string) error {
 	for i := 0; i < len(out); i++ {
 		c := out[i]
 		switch {
+		case strings.HasPrefix(out[i:], "`@`"):
+			b.WriteByte('@')
+			i += 2
 		case c == '\\' && i+1 < len(out) && asciiPunct(out[i+1]):
 			b.WriteByte(out[i+1])
 			i++
@@ -501,4 +504,37 @@ func FuzzRoff(f *testing.F) {
 			t.Fatalf("Roff(%q) = %q: %v", in, Roff(in), err)
 		}
 	})
+}
+
+// TestEscaperMarkdownGFM renders every hostile string, through
+// MarkdownText in a paragraph and a cell and through MarkdownCode in a
+// cell, with cmark-gfm (GitHub's renderer): the HTML holds no element,
+// comment or link of the string's, and the table keeps its cells.
+func TestEscaperMarkdownGFM(t *testing.T) {
+	var md strings.Builder
+	md.WriteString("| a | b | c |\n|---|---|---|\n")
+	for _, h := range hostile.Strings {
+		fmt.Fprintf(&md, "| %s | %s | end |\n", MarkdownText(h.S), MarkdownCode(h.S))
+	}
+	for _, h := range hostile.Strings {
+		fmt.Fprintf(&md, "\n%s\n", MarkdownText(h.S))
+	}
+	html, err := hostile.RenderGFM(md.String())
+	if errors.Is(err, hostile.ErrNoRenderer) && os.Getenv("CI") != "true" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hostile.CheckHTML(html); err != nil {
+		t.Errorf("%v:\n%s", err, html)
+	}
+	if n, want := strings.Count(html, "<td>end</td>"), len(hostile.Strings); n != want {
+		t.Errorf("%d rows keep their last cell, want %d:\n%s", n, want, html)
+	}
+	for _, want := range []string{"&lt;!--", "&lt;script&gt;", "a@evil.example", "](https://evil.example/x)"} {
+		if !strings.Contains(strings.ReplaceAll(strings.ReplaceAll(html, "<code>@</code>", "@"), "&quot;", `"`), want) {
+			t.Errorf("the HTML does not show %q as text:\n%s", want, html)
+		}
+	}
 }
