@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/internal/demo"
 	"github.com/mcpwire/mcpwire/internal/fakeauth"
+	"github.com/mcpwire/mcpwire/manager"
 	"github.com/mcpwire/mcpwire/oauth"
 )
 
@@ -28,6 +29,7 @@ const leak = fakeauth.Leak
 // like a user. Run as "mcp serve-demo", it is the demo server of a
 // command line mounted as "agent mcp" (see TestMounted).
 func TestMain(m *testing.M) {
+	manager.RunSandboxLauncher() // the sandbox launcher of the tests' contained servers
 	if len(os.Args) >= 3 && os.Args[1] == spawnHelperArg {
 		os.Exit(spawnHelper(os.Args[2:])) // see descendants_linux_test.go
 	}

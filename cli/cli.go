@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpwire/mcpwire/manager"
 	"io"
 	"os"
 	"strings"
@@ -187,6 +188,9 @@ func usage(w io.Writer, prog string) {
 // Main runs the command line args (without the program name) and returns
 // the exit code.
 func Main(ctx context.Context, args []string, env Env) int {
+	// Started as the sandbox launcher of a stdio server: contain this
+	// process and run the server (never returns).
+	manager.RunSandboxLauncher()
 	if env.Getenv == nil {
 		env.Getenv = func(string) string { return "" }
 	}

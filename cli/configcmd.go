@@ -113,6 +113,13 @@ func (inv *invocation) configuredTarget(ctx context.Context, name string) (*targ
 	if err != nil {
 		return nil, &failure{code: ExitConfig, server: name, phase: manager.PhaseConfig, err: err}
 	}
+	var defaults config.Defaults
+	if ap, err := config.OpenApprovals(home); err == nil {
+		if defaults, err = ap.Defaults(); err != nil {
+			inv.say("warning: %s\n", safe.Sanitize(err.Error()))
+		}
+	}
+	spec = manager.WithSandbox(spec, s, defaults, inv.env.Environ())
 	return &target{spec: spec, server: s, home: home, stop: func() {}}, nil
 }
 

@@ -33,6 +33,8 @@ type doctorCheck struct {
 type doctorDoc struct {
 	docHeader
 	Servers []*doctorReport `json:"servers"`
+	// Sandbox says what this machine can enforce of a server's sandbox.
+	Sandbox string `json:"sandbox"`
 }
 
 // exitCode is what a server's diagnosis means as an exit code: 3 when its
@@ -98,7 +100,7 @@ func runDoctor(ctx context.Context, inv *invocation, args []string) error {
 		inv.doctorJUnit(reports)
 	}
 	if inv.json {
-		inv.writeJSON(doctorDoc{inv.header(allOK), reports})
+		inv.writeJSON(doctorDoc{inv.header(allOK), reports, manager.SandboxSupport()})
 		return nil
 	}
 	for i, r := range reports {
@@ -107,6 +109,7 @@ func runDoctor(ctx context.Context, inv *invocation, args []string) error {
 		}
 		inv.printDoctor(r)
 	}
+	inv.printf("\nsandbox: %s\n", manager.SandboxSupport())
 	return nil
 }
 

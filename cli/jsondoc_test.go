@@ -367,6 +367,7 @@ type jDoctor struct {
 			Hint   string `json:"hint"`
 		} `json:"checks"`
 	} `json:"servers"`
+	Sandbox string `json:"sandbox"`
 }
 
 type jProbe struct {

@@ -309,6 +309,15 @@ func (inv *invocation) serverFailure(t *target, err error) error {
 	if inv.authFailure(f, t.loginWords(), err) {
 		return f
 	}
+	var sbe *manager.SandboxError
+	switch {
+	case errors.As(err, &sbe):
+		f.code = ExitConfig
+		f.hints = append(f.hints, "see what this machine can enforce with: "+inv.suggest("doctor"))
+		return f
+	case len(spec.Sandbox) > 0 && manager.SandboxDenied(f.stderr+" "+err.Error()):
+		f.hints = append(f.hints, manager.SandboxHint(spec))
+	}
 	switch f.phase {
 	case manager.PhaseSpawn:
 		f.hints = append(f.hints, "check that the command exists, is executable, and runs by itself: "+spec.Command)

@@ -15,6 +15,12 @@ import (
 type Defaults struct {
 	Pin      string // PinEnforce, PinWarn, PinOff; "" when not set
 	NewTools string // NewToolsOffer, NewToolsHold; "" when not set
+	// Sandbox is the sandbox of every stdio server whose definition gives
+	// none ("defaults.sandbox", as a definition's "sandbox"); a user's
+	// own definition may replace it. ProjectSandbox
+	// ("defaults.projectSandbox") is that of project servers: a project
+	// definition's own sandbox only narrows it. nil when not set.
+	Sandbox, ProjectSandbox *Sandbox
 }
 
 // Defaults returns the home's defaults as of the last read of
@@ -49,6 +55,25 @@ func (a *Approvals) Defaults() (Defaults, error) {
 	}
 	choice("pin", &d.Pin, PinEnforce, PinWarn, PinOff)
 	choice("newTools", &d.NewTools, NewToolsOffer, NewToolsHold)
+	box := func(key string, out **Sandbox) {
+		f, n := m.val.lookup(key)
+		if n == 0 {
+			return
+		}
+		sb, problem := readSandbox(f.val)
+		if n > 1 {
+			problem = "given twice"
+		}
+		if problem != "" {
+			// Fail closed: the strictest sandbox stands for a wrong one.
+			*out = &Sandbox{Network: NetworkNone}
+			errs = append(errs, fmt.Errorf("%s: defaults.%s: %s (the strictest sandbox applies)", a.path, key, problem))
+			return
+		}
+		*out = sb
+	}
+	box("sandbox", &d.Sandbox)
+	box("projectSandbox", &d.ProjectSandbox)
 	if len(errs) > 0 {
 		return d, errs[0]
 	}

@@ -110,6 +110,11 @@ func (s *Server) ExpandLookup(lookup func(string) (string, bool)) (*Expanded, er
 			x.Command = filepath.Join(base, x.Command)
 		}
 	}
+	if sb := s.Sandbox; sb != nil && !sb.Off {
+		home := func() string { h, _ := envLookup("HOME"); return h } // not a secret
+		x.SandboxRead = expandPaths("sandbox.read", sb.Read, exp, home)
+		x.SandboxWrite = expandPaths("sandbox.write", sb.Write, exp, home)
+	}
 	x.URL = exp("url", s.URL)
 	if s.Headers != nil {
 		x.Headers = make(map[string]string, len(s.Headers))

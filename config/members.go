@@ -89,6 +89,7 @@ var members = []member{
 	{name: "newTools", typ: "string", digest: asWritten, read: func(p *entryParser, f *jmember) {
 		p.s.NewTools = p.choice(f, NewToolsOffer, NewToolsHold)
 	}},
+	{name: "sandbox", typ: "boolean or object", only: TypeStdio, digest: asWritten, read: (*entryParser).readSandboxMember},
 	{name: "enabled", typ: "boolean", digest: notCovered, read: func(p *entryParser, f *jmember) {
 		if b, ok := p.boolean(f.val, f.key); ok {
 			p.enabled = &b

@@ -121,6 +121,8 @@ type Server struct {
 	// pinned surface does not hold ("newTools": NewToolsOffer or
 	// NewToolsHold; "" when not given). Both are covered by the digest.
 	Pin, NewTools string
+	// Sandbox is the stdio server's "sandbox" (nil when not given).
+	Sandbox *Sandbox
 
 	EnabledTools  []string // "enabledTools": when non-empty, only these tools are offered
 	DisabledTools []string // "disabledTools": these tools are never offered
@@ -159,6 +161,10 @@ type Expanded struct {
 	URL     string
 	Headers map[string]string // headers, with envHeaders and bearerTokenEnvVar
 	Roots   []string          // absolute
+	// SandboxRead and SandboxWrite are the paths of Sandbox, ${VAR}
+	// and ~ expanded (relative ones relative to the folder the server
+	// runs in).
+	SandboxRead, SandboxWrite []string
 	// Vars are the variables whose values the expansion took from the
 	// environment (not from a default), by name: ${VAR} references,
 	// envVars, envHeaders, bearerTokenEnvVar. They are secrets, whatever

@@ -62,6 +62,9 @@ type Spec struct {
 	ShutdownTimeout time.Duration
 	// MaxMessageBytes bounds each message read from the server (0: 256 MiB).
 	MaxMessageBytes int64
+	// Sandbox contains a stdio server (WithSandbox): each narrows the
+	// ones before; none means uncontained.
+	Sandbox []*transport.Sandbox
 }
 
 // DirRoots returns the roots/list answer that offers dirs.
@@ -114,6 +117,9 @@ type DialOptions struct {
 	// Hurry, when closed, cuts the stop of a stdio server short: what is
 	// left of it is killed at once (a second Ctrl-C, say).
 	Hurry <-chan struct{}
+	// SandboxLauncher is the program that applies a stdio server's
+	// sandbox on Linux ("" = this program: see RunSandboxLauncher).
+	SandboxLauncher string
 
 	reaper *transport.Reaper // shared by a Manager's servers
 }
@@ -203,6 +209,8 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 			TermWait:        spec.ShutdownTimeout,
 			Hurry:           opts.Hurry,
 			Reaper:          opts.reaper,
+			Sandbox:         spec.Sandbox,
+			Launcher:        opts.SandboxLauncher,
 		}
 		if st.Reaper == nil && opts.ReapOrphans {
 			// Without a subreaper the group alone is stopped, as before.

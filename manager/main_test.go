@@ -20,6 +20,7 @@ import (
 const demoEnv = "MCPWIRE_MANAGER_TEST_DEMO"
 
 func TestMain(m *testing.M) {
+	RunSandboxLauncher() // the sandbox launcher of the tests' contained servers
 	if os.Getenv(floodEnv) == "1" {
 		os.Exit(floodServerMain(os.Stdin, os.Stdout)) // see events_test.go
 	}

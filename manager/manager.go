@@ -155,6 +155,10 @@ type Options struct {
 	// config.NewToolsOffer (the default: offered, and pinned from then
 	// on) or config.NewToolsHold (held until approved).
 	NewTools string
+	// SandboxLauncher is the program that applies a stdio server's
+	// sandbox on Linux: "" is this program, which must then call
+	// RunSandboxLauncher first thing in main; the mcpwire binary is one.
+	SandboxLauncher string
 	// Now is the clock of the circuit breaker (default time.Now).
 	Now func() time.Time
 	// ReapOrphans makes the stop of a stdio server also stop its
@@ -183,6 +187,8 @@ type Manager struct {
 	events *dispatcher
 	masks  masker            // the configured secrets, masked in what the Manager hands out
 	appr   *config.Approvals // nil with TrustAll
+	// defaults are the home's defaults (pin policy, sandboxes).
+	defaults config.Defaults
 
 	// ctx ends when the Manager closes; starts and refreshes under way
 	// give up then.
@@ -252,13 +258,14 @@ func New(opts Options) (*Manager, error) {
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	m.appr = m.approvals()
-	if m.appr != nil {
+	if a, _ := m.opts.Home.Approvals(); a != nil {
 		// The home's defaults ("defaults" of settings.json) where the
 		// Options give none.
-		d, err := m.appr.Defaults()
+		d, err := a.Defaults()
 		if err != nil {
-			m.logf("", "%v (the safe default applies)", err)
+			m.logf("", "%v", err)
 		}
+		m.defaults = d
 		if m.opts.Pin == "" {
 			m.opts.Pin = d.Pin
 		}

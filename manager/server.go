@@ -106,7 +106,7 @@ func (m *Manager) newServer(def *config.Server, approvals *config.Approvals) *se
 		if err != nil {
 			s.state, s.phase, s.err = StateFailed, PhaseConfig, err
 		}
-		s.spec = spec
+		s.spec = WithSandbox(spec, def, m.defaults, m.opts.Environ)
 	}
 	if s.spec != nil && m.needsLogin(def) {
 		s.state, s.phase, s.err = StateNeedsLogin, PhaseAuth, &LoginRequiredError{Reason: "no usable token"}
@@ -230,7 +230,8 @@ func (s *server) start(done chan struct{}) {
 	popts.OnResourcesChanged = s.changed
 	popts.OnResourceUpdated = s.resourceUpdated
 	popts.OnPromptsChanged = s.changed
-	opts := &DialOptions{Environ: m.opts.Environ, Protocol: popts, EraCache: m.opts.Home.EraCache(), Hurry: m.opts.Hurry, reaper: m.reaper}
+	opts := &DialOptions{Environ: m.opts.Environ, Protocol: popts, EraCache: m.opts.Home.EraCache(), Hurry: m.opts.Hurry, reaper: m.reaper,
+		SandboxLauncher: m.opts.SandboxLauncher}
 	if m.opts.HTTPClient != nil && s.spec.Transport != "stdio" {
 		opts.HTTPClient = m.opts.HTTPClient(s.def)
 	}

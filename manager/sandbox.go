@@ -1,0 +1,116 @@
+package manager
+
+import (
+	"os"
+	"strings"
+
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/transport"
+)
+
+// A SandboxError says that a sandbox cannot be enforced on this system:
+// the server is refused, never run unconfined.
+type SandboxError = transport.SandboxError
+
+// RunSandboxLauncher runs this process as the sandbox launcher when it
+// was started as one, and then never returns; otherwise it returns at
+// once. On Linux a sandboxed stdio server is started through a launcher
+// that applies the sandbox (Landlock) to itself and then executes the
+// server: by default this program. An embedding program that runs
+// sandboxed servers calls RunSandboxLauncher first thing in main (and
+// TestMain), or sets Options.SandboxLauncher to a program that does (the
+// mcpwire binary does).
+func RunSandboxLauncher() { transport.RunSandboxLauncher() }
+
+// SandboxSupport says what this system can enforce of a sandbox.
+func SandboxSupport() string { return transport.SandboxSupport() }
+
+// sandboxLayers are the sandboxes a stdio server of def runs in, outer
+// first, each narrowing the ones before: the home's default
+// (defaults.projectSandbox, else defaults.sandbox, for a project server;
+// defaults.sandbox for a user's), then the definition's own. A user's
+// own definition replaces the default (its "sandbox": false lifts it); a
+// project's only adds a layer, so it can tighten the user's default,
+// never loosen it.
+func sandboxLayers(def *config.Server, d config.Defaults, environ []string) []*transport.Sandbox {
+	if def.Type != config.TypeStdio {
+		return nil
+	}
+	home := envValue(environ, "HOME")
+	var out []*transport.Sandbox
+	outer := d.Sandbox
+	if def.Scope == config.ScopeProject && d.ProjectSandbox != nil {
+		outer = d.ProjectSandbox
+	}
+	own := def.Sandbox
+	if def.Scope != config.ScopeProject && own != nil {
+		outer = nil // the user's own file says
+	}
+	if outer != nil && !outer.Off {
+		out = append(out, &transport.Sandbox{Network: outer.Network, BestEffort: outer.BestEffort,
+			Read: tildes(outer.Read, home), Write: tildes(outer.Write, home)})
+	}
+	if own != nil && !own.Off && def.Expanded != nil {
+		out = append(out, &transport.Sandbox{Network: own.Network, BestEffort: own.BestEffort,
+			Read: def.Expanded.SandboxRead, Write: def.Expanded.SandboxWrite})
+	}
+	return out
+}
+
+// tildes expands a leading ~ to home.
+func tildes(paths []string, home string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			p = home + p[1:]
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// envValue is the value of key in environ ("" when unset); nil environ
+// is this process's.
+func envValue(environ []string, key string) string {
+	if environ == nil {
+		return os.Getenv(key)
+	}
+	for i := len(environ) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(environ[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// WithSandbox returns spec with the sandboxes of def under the home's
+// defaults d (see the sandbox member of a definition); environ gives
+// $HOME for the defaults' ~.
+func WithSandbox(spec *Spec, def *config.Server, d config.Defaults, environ []string) *Spec {
+	if spec == nil {
+		return nil
+	}
+	spec.Sandbox = sandboxLayers(def, d, environ)
+	return spec
+}
+
+// sandboxDenials are what a program says when the kernel denied it
+// something.
+var sandboxDenials = []string{"Permission denied", "EACCES", "Operation not permitted", "EPERM"}
+
+// SandboxDenied says whether a contained server's stderr (or an error
+// it gave) reads as the sandbox having denied it something.
+func SandboxDenied(text string) bool {
+	for _, d := range sandboxDenials {
+		if strings.Contains(text, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// SandboxHint is what to do when the sandbox of spec denied something.
+func SandboxHint(spec *Spec) string {
+	return "the server runs in a sandbox, which denies what its sandbox does not list: allow a path with " +
+		`"sandbox": {"read": [...]} or {"write": [...]}, the network with "network": "any" (` + SandboxSupport() + ")"
+}

@@ -1,0 +1,62 @@
+package manager
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/peers"
+	"github.com/mcpwire/mcpwire/internal/proctest"
+	"github.com/mcpwire/mcpwire/procgroup"
+)
+
+// TestSandboxedFilesystemServer: server-filesystem from npm, contained
+// with network none, its package readable and its root in the write
+// list, lists, writes and reads files of its root.
+func TestSandboxedFilesystemServer(t *testing.T) {
+	proctest.Check(t)
+	if abi, err := procgroup.LandlockABI(); abi < 4 {
+		if peers.InCI() {
+			t.Fatalf("Landlock ABI %d (%v): CI runs the sandbox tests", abi, err)
+		}
+		t.Skipf("Landlock ABI %d (%v)", abi, err)
+	}
+	argv := peers.Filesystem(t, "ROOT")
+	home, root := t.TempDir(), t.TempDir()
+	argv[len(argv)-1] = root
+	modules := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(argv[1])))) // .deps/node_modules
+	entry := map[string]any{"command": argv[0], "args": argv[1:],
+		"sandbox": map[string]any{"network": "none", "read": []string{modules}, "write": []string{root}}}
+	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"fs": entry}})
+	if err := os.WriteFile(filepath.Join(home, config.FileName), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Options{Config: loadConfig(t, home), Home: openHome(t, home), TrustAll: true, StartupTimeout: 60 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	tools := mustTools(t, m)
+	if st := state(t, m, "fs"); st.State != StateConnected {
+		t.Fatalf("state %s: %v", st.State, st.Err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	file := filepath.Join(root, "note.txt")
+	res, err := m.Call(ctx, toolNamed(t, tools, "fs", "write_file"), map[string]any{"path": file, "content": "contained"})
+	if err != nil || res.IsError {
+		t.Fatalf("write_file: %v %+v", err, res)
+	}
+	res, err = m.Call(ctx, toolNamed(t, tools, "fs", "read_text_file"), map[string]any{"path": file})
+	if err != nil || res.IsError || !strings.Contains(res.Text(), "contained") {
+		t.Fatalf("read_text_file: %v %+v", err, res)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "contained" {
+		t.Fatalf("the file written: %q %v", b, err)
+	}
+}
