@@ -401,6 +401,14 @@ func checkRoffPage(t *testing.T, name, page string) {
 			t.Errorf("%s: a request not mcpwire's: %q", name, line)
 		}
 	}
+	// groff, when installed, reads the page with every warning on.
+	if groff, err := exec.LookPath("groff"); err == nil {
+		cmd := exec.Command(groff, "-man", "-Tutf8", "-ww", "-z")
+		cmd.Stdin = strings.NewReader(page)
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Errorf("%s: groff: %v\n%s", name, err, out)
+		}
+	}
 }
 
 // checkMarkdownDiff reads diff --markdown: outside code spans, with
