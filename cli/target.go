@@ -222,6 +222,11 @@ func (inv *invocation) dialOptions(t *target, tf *targetFlags, popts protocol.Op
 		return nil, err
 	}
 	popts.Trace = trace
+	if tf.verbose {
+		popts.OnIconDropped = func(what, src string) {
+			inv.say("warning: %s: %s: an icon dropped: %s is neither an https: URL nor a data: URI\n", safe.Sanitize(spec.Name), safe.Sanitize(what), safe.Sanitize(oneLine(src, 100)))
+		}
+	}
 	if spec.AllowHTTP {
 		inv.warnPlainHTTP(spec.Name, spec.URL)
 	}

@@ -221,6 +221,9 @@ func (s *server) start(done chan struct{}) {
 		popts.Roots = DirRoots(m.opts.Roots)
 	}
 	popts.OnToolsChanged = s.toolsChanged
+	popts.OnIconDropped = func(what, _ string) {
+		m.logf("%s: %s: an icon dropped (its src is neither https: nor data:)", name, what)
+	}
 	popts.OnRefused = func(_ string, why protocol.Refusal, n int) { m.events.refused(name, why, n) }
 	if m.opts.Elicit != nil {
 		popts.Elicit = func(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {

@@ -74,6 +74,7 @@ func paginate[T any](ctx context.Context, s *Session, method string, decode func
 				return
 			}
 			for _, it := range items {
+				s.keepItemIcons(it)
 				if !yield(it, nil) {
 					return
 				}
@@ -145,6 +146,9 @@ func listPage[T any](ctx context.Context, s *Session, method string, cursor *str
 	items, err := decode(resp)
 	if err != nil {
 		return nil, &ResultError{Method: method, Err: err}
+	}
+	for _, it := range items {
+		s.keepItemIcons(it)
 	}
 	return &Page[T]{Items: items, Next: next, Hint: hint}, nil
 }

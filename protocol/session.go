@@ -112,6 +112,10 @@ type Options struct {
 	// on the connection's reader goroutine (server requests) or the
 	// caller's (input requests), and must not block.
 	OnRefused func(method string, why Refusal, n int)
+	// OnIconDropped is told of each icon left out of what the session
+	// returns (a listing's items, the server's identity) because its src
+	// is neither an https: URL nor a data: URI, with what it belonged to.
+	OnIconDropped func(what, src string)
 	// OnToolRejected is told about each tool left out of a tools/list
 	// answer because its x-mcp-header annotations are invalid (modern era
 	// over streamable HTTP, as SEP-2243 says), with the reason.
@@ -272,6 +276,9 @@ func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, er
 		sess.stop()
 		sess.conn.Close()
 		return nil, err
+	}
+	if sess.init != nil {
+		sess.keepIcons("server "+sess.init.ServerInfo.Name, &sess.init.ServerInfo.Icons)
 	}
 	sess.ready.Store(true)
 	if sess.era == EraModern {

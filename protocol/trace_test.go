@@ -78,3 +78,43 @@ func TestTraceContext(t *testing.T) {
 		t.Errorf("TraceID %q", got)
 	}
 }
+
+// Icons whose src is neither https: nor data: are dropped (from listed
+// items and the server's identity), and OnIconDropped is told of each.
+func TestIconSchemes(t *testing.T) {
+	var mu sync.Mutex
+	var dropped []string
+	f := newFake(t, func(f *fakeServer, m *wire) (any, error) {
+		switch m.Method {
+		case "initialize":
+			return json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"1","icons":[{"src":"http://x/i.png"},{"src":"https://x/i.png"}]}}`), nil
+		case "tools/list":
+			return json.RawMessage(`{"tools":[{"name":"t","inputSchema":{"type":"object"},"icons":[{"src":"data:image/png;base64,AA=="},{"src":"javascript:alert(1)"},{"src":"file:///etc/passwd"},{"src":"HTTPS://X/Y.PNG"}]}]}`), nil
+		}
+		return nil, noAnswer
+	})
+	s, err := Connect(context.Background(), f.stream(), &Options{ProtocolVersion: "2025-11-25", OnIconDropped: func(what, src string) {
+		mu.Lock()
+		dropped = append(dropped, what+" "+src)
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ic := s.Init().ServerInfo.Icons; len(ic) != 1 || ic[0].Src != "https://x/i.png" {
+		t.Errorf("server icons %+v", ic)
+	}
+	tools, err := s.ListTools(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ic := tools[0].Icons; len(ic) != 2 || ic[0].Src != "data:image/png;base64,AA==" || ic[1].Src != "HTTPS://X/Y.PNG" {
+		t.Errorf("tool icons %+v", ic)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(dropped) != 3 || dropped[0] != "server fake http://x/i.png" || dropped[1] != "tool t javascript:alert(1)" {
+		t.Errorf("dropped %q", dropped)
+	}
+}
