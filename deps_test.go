@@ -36,9 +36,12 @@ var allowedImports = map[string][]string{
 	// layer, on jsonrpc; used by the demo, proxy, serve and replay.
 	"protocol/server": {safe, "jsonrpc", "jsonrpc/jsonscan", "protocol"},
 	"config":          {safe},
+	// The registry client and lock file: config's layer, below manager
+	// and cli.
+	"config/registry": {safe, "config"},
 	"oauth":           {safe},
 	"manager":         {safe, "config", "transport", "protocol", "oauth"},
-	"cli":             {safe, "manager", "config", "protocol", "internal/demo", "golang.org/x/term"},
+	"cli":             {safe, "manager", "config", "config/registry", "protocol", "internal/demo", "golang.org/x/term"},
 	"internal/safe":   {"golang.org/x/sys"},
 }
 

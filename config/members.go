@@ -83,6 +83,9 @@ var members = []member{
 	{name: "importedFrom", typ: "string", digest: asWritten, read: func(p *entryParser, f *jmember) {
 		p.s.ImportedFrom, _ = p.str(f.val, f.key)
 	}},
+	{name: "registry", typ: "object of strings", digest: asWritten, read: func(p *entryParser, f *jmember) {
+		p.s.Registry = p.strMap(f.val, f.key, registryKeyProblem)
+	}},
 	{name: "pin", typ: "string", digest: asWritten, read: func(p *entryParser, f *jmember) {
 		p.s.Pin = p.choice(f, PinEnforce, PinWarn, PinOff)
 	}},
@@ -157,6 +160,14 @@ func Members() []string {
 		out[i] = m.name
 	}
 	return out
+}
+
+// registryKeyProblem checks a key of a "registry" provenance object.
+func registryKeyProblem(k string) string {
+	if k == "" {
+		return "is not a name"
+	}
+	return ""
 }
 
 // lookupMember returns the member a key of an entry names, or nil.

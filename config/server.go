@@ -115,6 +115,12 @@ type Server struct {
 	// someone else's text wherever it is written ([Server.ProjectText]).
 	ImportedFrom string
 
+	// Registry ("registry") is the provenance of an entry that
+	// `mcpwire install` took from an MCP Registry: its url, name,
+	// version, publishedAt, via, artifact and digest (config/registry
+	// reads it). Covered by the digest as written.
+	Registry map[string]string
+
 	// Pin is how the server's tool surface is pinned at approval ("pin":
 	// PinEnforce, PinWarn or PinOff; "" when not given: the home's
 	// default, else PinEnforce). NewTools is what happens to a tool the
