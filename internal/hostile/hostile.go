@@ -39,7 +39,7 @@ var Strings = []String{
 	{"invalidutf8", "bad \xff\xfe \xe2\x82 \xed\xa0\x80 \xc0\xaf"},
 	{"noncharacters", "nonchar \ufffe\uffff \ufffd"},
 	{"roff", ".TH EVIL 1\n.so /etc/passwd\n'br\n\\fBbold\\fR \\(em \\*(Tm \\\" comment\n.\\\" x"},
-	{"backslash", "bs \\ \\\\ \\n \\x1b \\u202e \\e"},
+	{"backslash", "bs \\ \\\\ \\n \\x1b \\u202e \\e \\| \\\\| a\\"},
 	{"jsonbreak", "json \"}, {\"ok\": true, \"x\": \"\\u0000"},
 	{"long", "long " + longRun()},
 }
