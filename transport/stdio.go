@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
@@ -117,8 +118,13 @@ type StdioConn struct {
 	bad      atomic.Int64
 	// badTail are the starts of the last lines of stdout that were not
 	// JSON-RPC (at most badTailLines), for the ExitError of a server
-	// that printed something else and exited; Read's goroutine only.
+	// that printed something else and exited. Read appends; a Write that
+	// finds the server gone reads it too (tailMu).
+	tailMu  sync.Mutex
 	badTail []string
+	// stdoutEnd is closed when Read met the end of stdout.
+	stdoutEnd     chan struct{}
+	stdoutEndOnce sync.Once
 
 	wmu    sync.Mutex
 	wbuf   []byte
@@ -239,6 +245,7 @@ func (s *Stdio) Connect(ctx context.Context) (*StdioConn, error) {
 		max:        maxBytes(s.MaxMessageBytes),
 		ring:       newRing(limit),
 		stderrDone: make(chan struct{}),
+		stdoutEnd:  make(chan struct{}),
 	}
 	c.quick.init(c)
 	go c.readStderr(s.Stderr)
@@ -321,6 +328,9 @@ func (c *StdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, err
 		}
 		line, err := c.readLine(ctx)
+		if err != nil {
+			c.stdoutEndOnce.Do(func() { close(c.stdoutEnd) })
+		}
 		if len(line) > 0 {
 			var derr error
 			c.queue, derr = jsonrpc.AppendDecoded(c.queue[:0], line)
@@ -330,10 +340,12 @@ func (c *StdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				if errors.As(derr, &de) {
 					c.bad.Add(1)
 					de.Reason += ": " + lineStart(line)
+					c.tailMu.Lock()
 					if len(c.badTail) == badTailLines {
 						c.badTail = c.badTail[1:]
 					}
 					c.badTail = append(c.badTail, lineStart(line))
+					c.tailMu.Unlock()
 				}
 				if err != nil {
 					c.readErr = c.endErr(ctx, err)
@@ -400,12 +412,44 @@ func (c *StdioConn) endErr(ctx context.Context, err error) error {
 	case <-c.stderrDone:
 	case <-st.C:
 	}
-	e := &ExitError{Code: -1, StderrTail: c.StderrTail(), StdoutTail: strings.Join(c.badTail, "\n")}
+	return c.exitError()
+}
+
+// exitError describes the server's end, once it exited.
+func (c *StdioConn) exitError() *ExitError {
+	c.tailMu.Lock()
+	tail := strings.Join(c.badTail, "\n")
+	c.tailMu.Unlock()
+	e := &ExitError{Code: -1, StderrTail: c.StderrTail(), StdoutTail: tail}
 	if st := c.group.ExitState(); st != nil {
 		e.Status = st.String()
 		e.Code = st.ExitCode()
 	}
 	return e
+}
+
+// goneWhileWriting is the *ExitError of a server whose stdin broke
+// (EPIPE) because it exited: what it printed before it went (its stdout
+// read to the end, the rest of its stderr), each wait bounded; nil when
+// it is still running.
+func (c *StdioConn) goneWhileWriting() *ExitError {
+	t := time.NewTimer(exitWait)
+	defer t.Stop()
+	select {
+	case <-c.group.Done():
+	case <-t.C:
+		return nil
+	}
+	st := time.NewTimer(stderrWait)
+	defer st.Stop()
+	for _, ch := range []chan struct{}{c.stdoutEnd, c.stderrDone} {
+		select {
+		case <-ch:
+		case <-st.C:
+			return c.exitError() // a grandchild holds it open: what came so far
+		}
+	}
+	return c.exitError()
 }
 
 func errClosed() error { return fmt.Errorf("transport: connection closed: %w", io.EOF) }
@@ -484,6 +528,11 @@ func (c *StdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			return errClosed()
 		case errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil:
 			err = ctx.Err()
+		case errors.Is(err, syscall.EPIPE):
+			if ee := c.goneWhileWriting(); ee != nil {
+				c.wbroke = fmt.Errorf("writing to %q: %w", c.cmdName, ee)
+				return c.wbroke
+			}
 		}
 		err = fmt.Errorf("writing to %q: %w", c.cmdName, err)
 		if n > 0 {
