@@ -120,6 +120,7 @@ func commands() []*command {
 		{name: "task", usage: "task get|wait|cancel TARGET ID [--json]", short: "a task a call started: its state, its result, or cancel it", run: runTask},
 		{name: "skills", usage: "skills TARGET [--json]", short: "the server's skills (the Skills extension): names, descriptions, files; nothing is fetched", run: runSkills},
 		{name: "skill", usage: "skill TARGET NAME [--out DIR [--force]] [--json]", short: "load one skill: every file verified (sha256, size, frontmatter); --out writes them", run: runSkill},
+		{name: "tool", usage: "tool TARGET NAME [--json]", short: "one tool for a person: its parameters (types, required), description and an example call", run: runTool},
 		{name: "read", usage: "read TARGET URI [--out FILE [--force]] [--json]", short: "read a resource", run: runRead},
 		{name: "prompt", usage: "prompt TARGET NAME [k=v…] [--json]", short: "get a prompt", run: runPrompt},
 		{name: "complete", usage: "complete TARGET (--prompt NAME | --resource URI) ARG VALUE", short: "ask for completions of an argument", run: runComplete},

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/manager"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // completionUsage says how to load each shell's script.
@@ -60,8 +62,11 @@ func runCompletion(ctx context.Context, inv *invocation, args []string) error {
 // project file's other names may hold what a shell would run or expand,
 // and no script must ever see them. The scripts check the names again.
 func runCompleteWords(ctx context.Context, inv *invocation, args []string) error {
-	if len(args) != 1 || args[0] != "servers" {
-		return usageErr("__complete takes: servers")
+	switch {
+	case len(args) == 2 && args[0] == "tools":
+		return inv.completeTools(args[1])
+	case len(args) != 1 || args[0] != "servers":
+		return usageErr("__complete takes: servers, or tools SERVER")
 	}
 	home := inv.env.Home
 	if home == "" {
@@ -97,6 +102,55 @@ var completionWords = map[string][]string{
 	"transport": {"stdio", "http", "sse"},
 	"elicit":    {"defaults", "decline", "cancel"},
 	"log-level": {"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"},
+	"protocol":  protocol.SupportedVersions(),
+}
+
+// toolNameWord is what a completion offers as a tool name: MCP's tool
+// name characters only, so that no word reaching the shell means more.
+func toolNameWord(n string) bool {
+	if n == "" || len(n) > 128 {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// completeTools prints the tool names of the configured server name, as
+// the home's list cache holds them: completion starts no server.
+func (inv *invocation) completeTools(name string) error {
+	home := inv.env.Home
+	if home == "" {
+		h, err := config.Home(inv.env.Getenv)
+		if err != nil {
+			return nil
+		}
+		home = h
+	}
+	cfg, _ := config.Load(config.LoadOptions{Home: home, Dir: inv.env.Dir, Getenv: inv.env.Getenv})
+	if cfg == nil || cfg.Server(name) == nil || cfg.Server(name).Err != nil {
+		return nil
+	}
+	spec, err := manager.SpecFromConfig(cfg.Server(name))
+	if err != nil {
+		return nil
+	}
+	h, err := manager.OpenHome(home)
+	if err != nil {
+		return nil
+	}
+	names := h.CachedToolNames(spec)
+	sort.Strings(names)
+	for _, n := range names {
+		if toolNameWord(n) {
+			inv.printf("%s\n", n)
+		}
+	}
+	return nil
 }
 
 func bashCompletion() string {
@@ -115,15 +169,22 @@ _mcpwire_servers() {
         [[ $name =~ $re && $name == "$cur"* ]] && COMPREPLY+=("$name")
     done < <(mcpwire "${home[@]}" __complete servers 2>/dev/null)
 }
+# The cached tool names of the server $arg1 that start with $cur.
+_mcpwire_tools() {
+    local name re='^[A-Za-z0-9_.-]+$'
+    while IFS= read -r name; do
+        [[ $name =~ $re && $name == "$cur"* ]] && COMPREPLY+=("$name")
+    done < <(mcpwire "${home[@]}" __complete tools "$arg1" 2>/dev/null)
+}
 _mcpwire() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-    local i cmd= home=() nargs=0
+    local i cmd= home=() nargs=0 arg1=
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
         --) return 0 ;;  # a server's own command line
         --home) home=(--home "${COMP_WORDS[i+1]}"); ((i++)) ;;
         -*) ;;
-        *) if [[ -z $cmd ]]; then cmd=${COMP_WORDS[i]}; else ((nargs++)); fi ;;
+        *) if [[ -z $cmd ]]; then cmd=${COMP_WORDS[i]}; else ((nargs++)); ((nargs == 1)) && arg1=${COMP_WORDS[i]}; fi ;;
         esac
     done
     local flags= values= words=
@@ -179,9 +240,10 @@ _mcpwire() {
     completion) ((nargs == 0)) && _mcpwire_add < <(compgen -W "bash zsh fish" -- "$cur") ;;
     diff) _mcpwire_servers; compopt -o filenames 2>/dev/null; _mcpwire_add < <(compgen -f -- "$cur") ;;
 `)
+	b.WriteString("    call|tool) ((nargs == 0)) && _mcpwire_servers; ((nargs == 1)) && _mcpwire_tools ;;\n")
 	var serverCmds []string
 	for _, c := range visibleCommands() {
-		if c.takesServer() && c.name != "diff" {
+		if c.takesServer() && c.name != "diff" && c.name != "call" && c.name != "tool" {
 			serverCmds = append(serverCmds, c.name)
 		}
 	}
@@ -216,6 +278,18 @@ _mcpwire_servers() {
   done
   local expl
   _wanted servers expl 'configured server' compadd -- "${servers[@]}"
+}
+
+# The cached tool names of the server named after the command.
+_mcpwire_tools() {
+  local -a tools
+  local name w server
+  for w in ${words[2,-1]}; do [[ $w != -* ]] && { server=$w; break; }; done
+  for name in ${(f)"$(mcpwire __complete tools "$server" 2>/dev/null)"}; do
+    [[ $name =~ '^[A-Za-z0-9_.-]+$' ]] && tools+=("$name")
+  done
+  local expl
+  _wanted tools expl 'tool' compadd -- "${tools[@]}"
 }
 
 _mcpwire() {
@@ -253,6 +327,8 @@ _mcpwire() {
 		case c.name == "help":
 		case c.name == "completion":
 			b.WriteString("      '1:shell:(bash zsh fish)' \\\n")
+		case c.name == "call" || c.name == "tool":
+			b.WriteString("      '1:server:_mcpwire_servers' '2:tool:_mcpwire_tools' '*:: :_files' \\\n")
 		case c.name == "diff":
 			b.WriteString("      '*:snapshot file or server:{_mcpwire_servers; _files}' \\\n")
 		case c.takesServer():

@@ -389,6 +389,22 @@ type jProbe struct {
 	} `json:"revisions"`
 }
 
+type jToolDoc struct {
+	Server      string `json:"server"`
+	Tool        string `json:"tool"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	Parameters  []struct {
+		Name        string   `json:"name"`
+		Type        string   `json:"type"`
+		Required    bool     `json:"required"`
+		Description string   `json:"description"`
+		Enum        []string `json:"enum"`
+	} `json:"parameters"`
+	Example     string         `json:"example"`
+	InputSchema map[string]any `json:"inputSchema"`
+}
+
 type jImport struct {
 	From    string   `json:"from"`
 	Files   []string `json:"files"`
@@ -551,6 +567,7 @@ var docSections = map[string]reflect.Type{
 	"get":              reflect.TypeFor[jGet](),
 	"doctor":           reflect.TypeFor[jDoctor](),
 	"import":           reflect.TypeFor[jImport](),
+	"tool TARGET NAME": reflect.TypeFor[jToolDoc](),
 	"probe":            reflect.TypeFor[jProbe](),
 	"Events":           reflect.TypeFor[jEvent](),
 	"snapshot":         reflect.TypeFor[jSnapshot](),
@@ -845,6 +862,7 @@ func TestJSONDocuments(t *testing.T) {
 		{[]string{"approve", "d2", "--json"}, 0, reflect.TypeFor[jConfig]()},
 		{[]string{"add", "d3", "--json", "--", demo, "serve-demo"}, 0, reflect.TypeFor[jConfig]()},
 		{[]string{"rename", "d3", "d4", "--json"}, 0, reflect.TypeFor[jConfig]()},
+		{[]string{"tool", "--demo", "echo", "--json"}, 0, reflect.TypeFor[jToolDoc]()},
 		{[]string{"approve", "--all", "--json"}, 0, reflect.TypeFor[jConfig]()},
 		{[]string{"test", "--demo", "--json"}, 0, reflect.TypeFor[jTest]()},
 		{[]string{"test", "d1", "--json"}, 0, reflect.TypeFor[jTest]()},

@@ -107,13 +107,11 @@ func runRead(ctx context.Context, inv *invocation, args []string) error {
 }
 
 func runPrompt(ctx context.Context, inv *invocation, args []string) error {
-	var pargs map[string]string
-	r, err := inv.openSession(ctx, "prompt", args, nil, func(rest []string) (err error) {
+	r, err := inv.openSession(ctx, "prompt", args, nil, func(rest []string) error {
 		if len(rest) == 0 {
 			return usageErr("prompt takes a NAME after the TARGET")
 		}
-		pargs, err = kvPairs(rest[1:], "prompt argument")
-		return err
+		return nil
 	})
 	if err != nil {
 		return err
@@ -136,10 +134,16 @@ func runPrompt(ctx context.Context, inv *invocation, args []string) error {
 		f.server, f.kind = t.spec.Name, codePromptNotFound
 		return f
 	}
-	for _, a := range found.Arguments {
-		if _, ok := pargs[a.Name]; a.Required && !ok {
-			return usageErr("prompt %s needs the argument %s (give %s=VALUE)", name, a.Name, a.Name)
-		}
+	pargs, err := manager.PromptArgs(found, r.rest[1:])
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if err := manager.CheckPromptArgs(found, pargs); err != nil {
+		var pe *manager.PromptArgumentsError
+		errors.As(err, &pe)
+		f := usageErr("%v", err)
+		f.hints = []string{"give them in order, or as NAME=VALUE: " + inv.suggest("prompt") + " … " + name + " " + strings.Join(pe.Missing, "=… ") + "=…"}
+		return f
 	}
 	res, err := conn.GetPrompt(ctx, name, pargs)
 	if err != nil {

@@ -191,6 +191,11 @@ func TestResourcesPromptsInstructions(t *testing.T) {
 	if err != nil || !strings.Contains(p.Messages[0].Content.Text, "Ada") {
 		t.Fatalf("get prompt: %+v, %v", p, err)
 	}
+	// A required argument missing: refused by the manager before sending.
+	var pe *PromptArgumentsError
+	if _, err := m.GetPrompt(ctx, "one", "greet", map[string]string{"style": "formal"}); !errors.As(err, &pe) || !slices.Equal(pe.Missing, []string{"name"}) {
+		t.Fatalf("get prompt without its required argument: %v", err)
+	}
 	c, err := m.Complete(ctx, "one", protocol.PromptRef("greet"), "style", "f", nil)
 	if err != nil || !slices.Equal(c.Completion.Values, []string{"formal"}) {
 		t.Fatalf("complete: %+v, %v", c, err)

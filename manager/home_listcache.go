@@ -179,3 +179,23 @@ func (m *Manager) CachedLists() []*CachedList {
 	}
 	return out
 }
+
+// CachedToolNames returns the names of the tools the list cache holds for
+// spec's server, whatever capabilities they were listed under (shell
+// completion: it starts nothing); none when the cache has no entry.
+func (h *Home) CachedToolNames(spec *Spec) []string {
+	if h == nil || spec == nil {
+		return nil
+	}
+	e := h.readListCache().Servers[listKey(spec)]
+	if e == nil || len(e.Tools) > maxCachedTools {
+		return nil
+	}
+	var out []string
+	for _, t := range e.Tools {
+		if t != nil && t.Name != "" {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}

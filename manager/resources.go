@@ -159,13 +159,27 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*protoc
 }
 
 // GetPrompt gets the prompt name of server with args, as ReadResource
-// does.
+// does. A required argument missing from args is refused before the
+// request, with a *PromptArgumentsError (the prompt list says which).
 func (m *Manager) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*protocol.GetPromptResult, error) {
 	var res *protocol.GetPromptResult
+	var argErr error
 	err := m.useServer(ctx, server, func(c *Conn) (err error) {
+		if ps, lerr := c.ListPrompts(ctx); lerr == nil {
+			for _, p := range ps {
+				if p.Name == name {
+					if argErr = CheckPromptArgs(p, args); argErr != nil {
+						return nil
+					}
+				}
+			}
+		}
 		res, err = c.GetPrompt(ctx, name, args)
 		return err
 	})
+	if argErr != nil {
+		return nil, argErr
+	}
 	return res, err
 }
 
