@@ -28,8 +28,11 @@ import (
 // connection's reply rate (32 a second), shared with the replies to
 // server requests. The revision gives an input response no error form
 // (an InputResponse is a CreateMessageResult, ListRootsResult or
-// ElicitResult), so past a bound nothing of that round is answered, the
-// request is not sent again, and the caller gets an *InputLimitError;
+// ElicitResult), and says a client that fails an input request need not
+// send the request again "with an error message, as the server is not
+// waiting for a response" (client/sampling.mdx, Error Handling). So past
+// a bound nothing of that round is answered, the request is not sent
+// again, and the caller gets an *InputLimitError;
 // Options.OnRefused counts what was refused.
 
 // The bounds of multi round-trip requests, unless Options say otherwise.
