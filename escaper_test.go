@@ -107,6 +107,8 @@ func writeFileJSON(t *testing.T, path string, v any) {
 // server "h" that is the hostile server at url.
 func hostileProject(t *testing.T, dir, url string) {
 	servers := map[string]any{"h": map[string]any{"url": url},
+		// The same server behind a login it explains in hostile words.
+		"a": map[string]any{"url": strings.TrimSuffix(url, "/mcp") + "/auth/mcp"},
 		// The demo server as a hostile one: the 2026-07-28 era, over stdio.
 		"d": map[string]any{"command": scriptBinary, "args": []string{"serve-demo", "--hostile"}}}
 	for _, s := range hostile.Strings {
@@ -157,7 +159,7 @@ func TestEscaperCommands(t *testing.T) {
 	clean := newWalkEnv(t)
 	w := newWalkEnv(t)
 	hostileProject(t, w.dir, url)
-	for _, name := range []string{"h", "d"} {
+	for _, name := range []string{"h", "d", "a"} {
 		if _, stderr, code := w.run("approve", name); code != 0 {
 			t.Fatalf("approve %s: exit %d\n%s", name, code, stderr)
 		}
@@ -176,6 +178,7 @@ func TestEscaperCommands(t *testing.T) {
 		{"doctor", url}, {"doctor", "h"}, {"probe", url}, {"list", "--strict"},
 		{"call", url, hostile.ToolName(hostile.Strings[7]), "--events"}, {"test", "--verbose", url},
 		{"call", url, string([]rune(hostile.ToolName(hostile.Strings[22])))}, // raw bytes in the answer
+		{"test", "a"}, {"doctor", "a"}, {"call", "a", tool}, {"login", "a", "--no-browser"},
 		{"test", "d"}, {"call", "d", tool}, {"call", "d", "echo", "text=" + argv}, {"doctor", "d"}, {"probe", "d"},
 		{"import", "--from", "cursor"}, {"import", "--from", "vscode", filepath.Join(".cursor", "mcp.json")},
 		{"disable", "q" + hostile.Strings[3].Name}, {"enable", "q" + hostile.Strings[3].Name}, {"revoke", "q" + hostile.Strings[4].Name},

@@ -21,6 +21,21 @@ type Server struct {
 
 // ServeHTTP answers one JSON-RPC message.
 func (h Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/auth") {
+		// A server that wants a login, and says why in hostile words:
+		// those a header can carry (no C0 control or DEL, which a client
+		// refuses as a malformed header; C1, bidi and markup pass).
+		for _, s := range Strings {
+			if strings.ContainsFunc(s.S, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+				continue
+			}
+			w.Header().Add("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+strings.ReplaceAll(s.S, `"`, `'`)+`", scope="`+s.Name+`"`)
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, "denied: "+All()) // raw, as a body may be
+		return
+	}
 	if r.Method != http.MethodPost {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
