@@ -46,14 +46,48 @@ var (
 // to Markdown, XML or roff without its escaper fails here (issue 20,
 // item 4).
 func TestEscaperWriters(t *testing.T) {
+	found := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, fn := range cliFuncs(t, fset, func(string) bool { return true }) {
+		sink, writer := markupWriters[fn.Name.Name]
+		if writer {
+			found[fn.Name.Name] = true
+			checkWriter(t, fset, fn)
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			v, _ := strconv.Unquote(lit.Value)
+			for s, markers := range markupMarkers {
+				for _, m := range markers {
+					if strings.Contains(v, m) && (!writer || s != sink) {
+						t.Errorf("%s: %s writes %s markup (%q): only %s does, through its escaper", fset.Position(lit.Pos()), fn.Name.Name, s, m, writerOf(s))
+					}
+				}
+			}
+			return true
+		})
+	}
+	for name := range markupWriters {
+		if !found[name] {
+			t.Errorf("cli has no function %s: update markupWriters", name)
+		}
+	}
+}
+
+// cliFuncs parses the non-test files of cli whose names keep says yes to
+// and returns their functions that have a body.
+func cliFuncs(t *testing.T, fset *token.FileSet, keep func(base string) bool) []*ast.FuncDecl {
+	t.Helper()
 	files, err := filepath.Glob(filepath.Join("cli", "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fset := token.NewFileSet()
-	found := map[string]bool{}
+	var out []*ast.FuncDecl
 	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
+		if strings.HasSuffix(path, "_test.go") || !keep(filepath.Base(path)) {
 			continue
 		}
 		f, err := parser.ParseFile(fset, path, nil, 0)
@@ -61,37 +95,12 @@ func TestEscaperWriters(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, d := range f.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Body == nil {
-				continue
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Body != nil {
+				out = append(out, fn)
 			}
-			sink, writer := markupWriters[fn.Name.Name]
-			if writer {
-				found[fn.Name.Name] = true
-				checkWriter(t, fset, fn)
-			}
-			ast.Inspect(fn.Body, func(n ast.Node) bool {
-				lit, ok := n.(*ast.BasicLit)
-				if !ok || lit.Kind != token.STRING {
-					return true
-				}
-				v, _ := strconv.Unquote(lit.Value)
-				for s, markers := range markupMarkers {
-					for _, m := range markers {
-						if strings.Contains(v, m) && (!writer || s != sink) {
-							t.Errorf("%s: %s writes %s markup (%q): only %s does, through its escaper", fset.Position(lit.Pos()), fn.Name.Name, s, m, writerOf(s))
-						}
-					}
-				}
-				return true
-			})
 		}
 	}
-	for name := range markupWriters {
-		if !found[name] {
-			t.Errorf("cli has no function %s: update markupWriters", name)
-		}
-	}
+	return out
 }
 
 func writerOf(sink string) string {
@@ -214,36 +223,19 @@ var directWriters = map[string]string{
 // through the writers that sanitize, mask and escape: a new one must
 // say here why its output is inert (issue 20, item 4).
 func TestEscaperDirectWrites(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("cli", "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	fset := token.NewFileSet()
-	for _, path := range files {
-		base := filepath.Base(path)
-		if strings.HasSuffix(path, "_test.go") || base == "ui.go" || base == "output.go" || base == "jsonout.go" {
-			continue
-		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range f.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Body == nil {
-				continue
-			}
-			ast.Inspect(fn.Body, func(n ast.Node) bool {
-				sel, ok := n.(*ast.SelectorExpr)
-				if !ok || sel.Sel.Name != "Stdout" && sel.Sel.Name != "Stderr" {
-					return true
-				}
-				if x := types.ExprString(sel.X); (x == "env" || strings.HasSuffix(x, ".env") || x == "os") && directWriters[fn.Name.Name] == "" {
-					t.Errorf("%s: %s writes to %s itself: print through inv.printf/eprintf/say/writeJSON, or add it to directWriters saying why its output is inert",
-						fset.Position(sel.Pos()), fn.Name.Name, types.ExprString(sel))
-				}
+	writers := func(base string) bool { return base != "ui.go" && base != "output.go" && base != "jsonout.go" }
+	for _, fn := range cliFuncs(t, fset, writers) {
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "Stdout" && sel.Sel.Name != "Stderr" {
 				return true
-			})
-		}
+			}
+			if x := types.ExprString(sel.X); (x == "env" || strings.HasSuffix(x, ".env") || x == "os") && directWriters[fn.Name.Name] == "" {
+				t.Errorf("%s: %s writes to %s itself: print through inv.printf/eprintf/say/writeJSON, or add it to directWriters saying why its output is inert",
+					fset.Position(sel.Pos()), fn.Name.Name, types.ExprString(sel))
+			}
+			return true
+		})
 	}
 }
