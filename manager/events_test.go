@@ -128,3 +128,36 @@ func TestFloodIsBoundedAndFair(t *testing.T) {
 		t.Errorf("the calm server has drops %+v", c)
 	}
 }
+
+// TestDispatcherBoundsAndTurns: while a callback runs, a server posts 300
+// distinct events and 100 of one key, another server posts one: the
+// first server's queue keeps 256 (the rest dropped, the repeated key
+// merged into the one waiting), and the other's event runs second, not
+// behind the queue.
+func TestDispatcherBoundsAndTurns(t *testing.T) {
+	d := newDispatcher()
+	defer d.close()
+	release, running := make(chan struct{}), make(chan struct{})
+	ran := make(chan string, 512)
+	d.post("a", "", func() {
+		close(running)
+		<-release
+	})
+	<-running
+	for i := range 300 {
+		d.post("a", fmt.Sprintf("k%d", i), func() { ran <- "a" })
+	}
+	for range 100 {
+		d.post("a", "k0", func() { ran <- "a0" })
+	}
+	d.post("b", "", func() { ran <- "b" })
+	got := d.drops("a")
+	if got.Callbacks != 300-maxQueuedEvents || got.Coalesced != 100 {
+		t.Errorf("drops of a: %+v", got)
+	}
+	close(release)
+	// The queues take turns: a's first (k0, merged), then b's.
+	if first, second := <-ran, <-ran; first != "a0" || second != "b" {
+		t.Errorf("after the running callback came %s and %s, want a0 and b", first, second)
+	}
+}
