@@ -339,7 +339,11 @@ func TestEscaperTable(t *testing.T) {
 // reach the command as one argument, as it was, with nothing expanded or
 // run (a "touch pwned" leaves no file).
 func TestEscaperShells(t *testing.T) {
-	dir := t.TempDir()
+	dir, home := t.TempDir(), t.TempDir()
+	// The shells' own files (fish writes some at start) go to a home of
+	// the test's, away from dir, where a file would mean a command ran.
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
 	shells := []struct {
 		name  string
 		quote func(string) string
@@ -358,7 +362,7 @@ func TestEscaperShells(t *testing.T) {
 			s := strings.ReplaceAll(h.S, "\x00", "") // no argument holds a NUL
 			script := "printf '%s|' " + sh.quote(s) + " " + sh.quote("") + "\n"
 			cmd := exec.Command(path, "-c", script)
-			cmd.Dir = dir
+			cmd.Dir, cmd.Env = dir, env
 			out, err := cmd.Output()
 			if err != nil {
 				t.Errorf("%s: %q: %v", sh.name, script, err)
