@@ -92,6 +92,7 @@ var members = []member{
 	{name: "newTools", typ: "string", digest: asWritten, read: func(p *entryParser, f *jmember) {
 		p.s.NewTools = p.choice(f, NewToolsOffer, NewToolsHold)
 	}},
+	{name: "prefix", typ: "string", digest: asWritten, read: (*entryParser).readPrefix},
 	{name: "sandbox", typ: "boolean or object", only: TypeStdio, digest: asWritten, read: (*entryParser).readSandboxMember},
 	{name: "enabled", typ: "boolean", digest: notCovered, read: func(p *entryParser, f *jmember) {
 		if b, ok := p.boolean(f.val, f.key); ok {
@@ -293,4 +294,24 @@ func (p *entryParser) choice(f *jmember, choices ...string) string {
 		return ""
 	}
 	return v
+}
+
+// MaxPrefixLen is the longest "prefix" of a definition, in bytes.
+const MaxPrefixLen = 32
+
+func (p *entryParser) readPrefix(f *jmember) {
+	v, ok := p.str(f.val, f.key)
+	if !ok {
+		return
+	}
+	valid := v != "" && len(v) <= MaxPrefixLen && !strings.Contains(v, "__") && !strings.HasSuffix(v, "_")
+	for i := 0; valid && i < len(v); i++ {
+		c := v[i]
+		valid = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+	}
+	if !valid {
+		p.fail(f.val.start, f.key, "must be 1 to %d characters of A-Z a-z 0-9 _ -, without \"__\" and not ending in \"_\"", MaxPrefixLen)
+		return
+	}
+	p.s.Prefix = v
 }

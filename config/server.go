@@ -127,6 +127,10 @@ type Server struct {
 	// pinned surface does not hold ("newTools": NewToolsOffer or
 	// NewToolsHold; "" when not given). Both are covered by the digest.
 	Pin, NewTools string
+	// Prefix replaces mcp__<name> in the names the manager offers the
+	// server's tools under ("prefix": <prefix>__<tool>); "" when not
+	// given.
+	Prefix string
 	// Sandbox is the stdio server's "sandbox" (nil when not given).
 	Sandbox *Sandbox
 

@@ -148,7 +148,7 @@ func (s *server) cachedOffersLocked() []offer {
 		out := make([]offer, 0, len(s.cached.Tools))
 		for _, t := range s.cached.Tools {
 			if toolEnabled(s.def, t.Name) {
-				out = append(out, offer{base: qualify(name, t.Name), tool: Tool{Server: name, Original: t.Name, Title: t.DisplayName(),
+				out = append(out, offer{base: qualifyPrefixed(s.def.Prefix, name, t.Name), held: s.surface.Held(t.Name), tool: Tool{Server: name, Original: t.Name, Title: t.DisplayName(),
 					Description: t.Description, InputSchema: normalizeSchema(t.InputSchema), RawInputSchema: t.InputSchema, Annotations: t.Annotations, Cached: true}})
 			}
 		}

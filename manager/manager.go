@@ -159,6 +159,11 @@ type Options struct {
 	// sandbox on Linux: "" is this program, which must then call
 	// RunSandboxLauncher first thing in main; the mcpwire binary is one.
 	SandboxLauncher string
+	// Reserved are the names of the agent's own tools: a server tool
+	// whose offered name would be one of them is not offered (nor
+	// callable by that name), with a warning through Logf and the
+	// server's state (ServerState.Reserved).
+	Reserved []string
 	// Now is the clock of the circuit breaker (default time.Now).
 	Now func() time.Time
 	// ReapOrphans makes the stop of a stdio server also stop its
@@ -208,9 +213,10 @@ type Manager struct {
 
 	// The names Tools gave last, and what they were made from: the same
 	// tools (the usual case) get them again without qualifying anew.
-	namesMu    sync.Mutex
-	namedPairs [][2]string
-	namedAs    []string
+	namesMu       sync.Mutex
+	namedPairs    [][2]string
+	namedPrefixes []string // each pair's definition's prefix
+	namedAs       []string
 }
 
 // New returns a Manager for the servers of opts.Config. Nothing starts
@@ -410,9 +416,11 @@ func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
 	pairs := make([][2]string, 0, n)
 	bases := make([]string, 0, n)
 	withdrawn := 0
+	prefixes := make([]string, 0, n)
 	for i, s := range servers {
 		for _, o := range offered[i] {
 			pairs = append(pairs, [2]string{s.def.Name, o.tool.Original})
+			prefixes = append(prefixes, s.def.Prefix)
 			bases = append(bases, o.base)
 		}
 		if out[i] {
@@ -422,22 +430,23 @@ func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
 	// Tools withdrawn by a breaker are named too, so that names do not
 	// depend on which servers are open, and a call of one says when the
 	// server is tried again.
-	names := m.qualified(pairs, bases)
+	names := m.qualified(pairs, bases, prefixes)
 	tools := make([]Tool, 0, n-withdrawn)
 	k := 0
 	for i, s := range servers {
 		mine := names[k : k+len(offered[i])]
+		offers, named := m.unreserved(s, offered[i], mine)
 		if !out[i] {
-			for j, o := range offered[i] {
+			for j, o := range offers {
 				if o.held != nil {
 					continue // quarantined or held: named, not offered
 				}
 				t := o.tool
-				t.Name = mine[j]
+				t.Name = named[j]
 				tools = append(tools, t)
 			}
 		}
-		s.index(offered[i], mine)
+		s.index(offers, named)
 		k += len(offered[i])
 	}
 	if m.opts.ResourceTools && resources {
@@ -451,11 +460,11 @@ func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
 
 // qualified is qualifyFrom, remembered: the same pairs as last time get
 // the same names at once.
-func (m *Manager) qualified(pairs [][2]string, bases []string) []string {
+func (m *Manager) qualified(pairs [][2]string, bases, prefixes []string) []string {
 	m.namesMu.Lock()
 	defer m.namesMu.Unlock()
-	if !slices.Equal(pairs, m.namedPairs) {
-		m.namedPairs, m.namedAs = pairs, qualifyFrom(pairs, bases)
+	if !slices.Equal(pairs, m.namedPairs) || !slices.Equal(prefixes, m.namedPrefixes) {
+		m.namedPairs, m.namedPrefixes, m.namedAs = pairs, prefixes, qualifyFrom(pairs, bases, prefixes)
 	}
 	return m.namedAs
 }
@@ -597,6 +606,9 @@ type ServerState struct {
 	// at its approval: quarantined (changed) and held tools, changed
 	// instructions; nil when not checked (not connected yet, TrustAll).
 	Surface *SurfaceCheck
+	// Reserved are the server's tools not offered because their offered
+	// name is one of Options.Reserved (by their names on the server).
+	Reserved []string
 }
 
 // States returns every server's state, in configuration order.
@@ -730,4 +742,30 @@ func closeAll(servers []*server) {
 		wg.Go(s.close)
 	}
 	wg.Wait()
+}
+
+// unreserved drops the offers of s whose names (as named) are reserved
+// by the agent (Options.Reserved), records them in s's state, and tells
+// Logf when they change.
+func (m *Manager) unreserved(s *server, offers []offer, names []string) ([]offer, []string) {
+	if len(m.opts.Reserved) == 0 {
+		return offers, names
+	}
+	var keptO []offer
+	var keptN, dropped []string
+	for j, o := range offers {
+		if slices.Contains(m.opts.Reserved, names[j]) {
+			dropped = append(dropped, o.tool.Original)
+			continue
+		}
+		keptO, keptN = append(keptO, o), append(keptN, names[j])
+	}
+	s.mu.Lock()
+	changed := !slices.Equal(s.reserved, dropped)
+	s.reserved = dropped
+	s.mu.Unlock()
+	if changed && len(dropped) > 0 {
+		m.logf(s.def.Name, "%s: tools %v are not offered: their names are the agent's own (Options.Reserved)", s.def.Name, dropped)
+	}
+	return keptO, keptN
 }

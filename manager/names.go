@@ -50,6 +50,35 @@ func withHash(s, t, hash string) string {
 	return "mcp__" + s + "__" + t + "_" + hash
 }
 
+// qualifyPrefixed returns <prefix>__<tool> for a definition's "prefix"
+// (config checks it: [A-Za-z0-9_-], no "__", at most 32 bytes), by the
+// rules of qualify: a tool name that had to change gets a stable hash
+// suffix of the original names.
+func qualifyPrefixed(prefix, server, tool string) string {
+	if prefix == "" {
+		return qualify(server, tool)
+	}
+	t, tOK := sanitize(tool)
+	if t == "" {
+		t, tOK = "tool", false
+	}
+	name := prefix + "__" + t
+	if tOK && len(name) <= MaxToolNameLen {
+		return name
+	}
+	return withPrefixHash(prefix, t, hashOf(prefix, server, tool))
+}
+
+// withPrefixHash builds <prefix>__<t>_<hash>, cutting t to fit 64 bytes.
+func withPrefixHash(prefix, t, hash string) string {
+	room := max(MaxToolNameLen-len(prefix)-len("__")-1-8, 1)
+	t = strings.TrimRight(t[:min(len(t), room)], "_")
+	if t == "" {
+		t = "t"
+	}
+	return prefix + "__" + t + "_" + hash
+}
+
 // hashOf is a stable 8-hex-digit hash of the original names (and any
 // extra parts, used to break collisions).
 func hashOf(parts ...string) string {
@@ -90,11 +119,12 @@ func sanitize(s string) (string, bool) {
 // qualifyAll names every (server, tool) pair, breaking collisions with
 // hash suffixes. pairs must be in a stable order; the result is the same
 // for the same input.
-func qualifyAll(pairs [][2]string) []string { return qualifyFrom(pairs, nil) }
+func qualifyAll(pairs [][2]string) []string { return qualifyFrom(pairs, nil, nil) }
 
 // qualifyFrom is qualifyAll with each pair's name qualified alone given in
-// bases (nil: computed here).
-func qualifyFrom(pairs [][2]string, bases []string) []string {
+// bases (nil: computed here), and the prefix of each pair's definition
+// in prefixes (nil: none).
+func qualifyFrom(pairs [][2]string, bases, prefixes []string) []string {
 	out := make([]string, len(pairs))
 	seen := make(map[string]int, len(pairs))
 	for i, p := range pairs {
@@ -102,14 +132,20 @@ func qualifyFrom(pairs [][2]string, bases []string) []string {
 		if bases != nil {
 			n = bases[i]
 		} else {
-			n = qualify(p[0], p[1])
+			n = qualifyPrefixed(prefixOf(prefixes, i), p[0], p[1])
 		}
 		if _, dup := seen[n]; dup {
+			prefix := prefixOf(prefixes, i)
 			s, _ := sanitize(p[0])
 			t, _ := sanitize(p[1])
 			s = strings.TrimRight(s, "_")
 			for k := 1; ; k++ {
-				n = withHash(s, t, hashOf(p[0], p[1], strings.Repeat("#", k)))
+				h := hashOf(p[0], p[1], strings.Repeat("#", k))
+				if prefix != "" {
+					n = withPrefixHash(prefix, t, h)
+				} else {
+					n = withHash(s, t, h)
+				}
 				if _, dup := seen[n]; !dup {
 					break
 				}
@@ -119,4 +155,12 @@ func qualifyFrom(pairs [][2]string, bases []string) []string {
 		out[i] = n
 	}
 	return out
+}
+
+// prefixOf is prefixes[i], "" without prefixes.
+func prefixOf(prefixes []string, i int) string {
+	if prefixes == nil {
+		return ""
+	}
+	return prefixes[i]
 }

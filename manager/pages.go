@@ -52,7 +52,7 @@ func (m *Manager) ToolsPage(ctx context.Context, server string, cursor *string) 
 		}
 		name, ok := known[t.Name]
 		if !ok {
-			name = qualify(server, t.Name)
+			name = qualifyPrefixed(s.def.Prefix, server, t.Name)
 			if s.names == nil {
 				s.names = map[string]string{}
 			}

@@ -53,6 +53,7 @@ type server struct {
 	failedInCall bool              // the failure told was of a started session
 	instructions string            // the server's, from initialize (the approved ones when they changed)
 	surface      *SurfaceCheck     // how tools compares with the surface pinned at approval; nil: not pinned
+	reserved     []string          // tools not offered: their names are the agent's (Options.Reserved)
 	reloadErr    error             // the definition of the last Update that could not be used
 	retiring     *Conn             // a session Restart ends; the start closes it
 	subs         map[string]bool   // resource URIs the agent subscribed to (Subscribe), kept across sessions
@@ -510,7 +511,7 @@ func (s *server) offered() (offers []offer, withdrawn bool) {
 		out := make([]offer, 0, len(s.tools))
 		for _, t := range s.tools {
 			if toolEnabled(s.def, t.Name) {
-				out = append(out, offer{base: qualify(name, t.Name), held: s.surface.Held(t.Name), tool: Tool{Server: name, Original: t.Name, Title: t.DisplayName(),
+				out = append(out, offer{base: qualifyPrefixed(s.def.Prefix, name, t.Name), held: s.surface.Held(t.Name), tool: Tool{Server: name, Original: t.Name, Title: t.DisplayName(),
 					Description: t.Description, InputSchema: normalizeSchema(t.InputSchema), RawInputSchema: t.InputSchema, Annotations: t.Annotations}})
 			}
 		}
@@ -650,7 +651,17 @@ func (s *server) call(ctx context.Context, tool string, args any, opts *CallOpti
 			return nil, &ServerError{Server: s.def.Name, Phase: PhaseCall, Err: err}
 		}
 	}
+	var heldNow error
 	err := s.use(ctx, PhaseCall, func(conn *Conn) error {
+		// The surface is checked when the session starts: a call that
+		// started it (a tool offered from the list cache, say) is
+		// checked again now. A protocol error: no transport failure.
+		s.mu.Lock()
+		heldNow = s.surface.Held(tool)
+		s.mu.Unlock()
+		if heldNow != nil {
+			return &protocol.Error{Code: -32602, Message: heldNow.Error()}
+		}
 		if s.m.opts.CachedTools {
 			s.mu.Lock()
 			gone := !s.hasToolLocked(tool)
@@ -688,6 +699,9 @@ func (s *server) call(ctx context.Context, tool string, args any, opts *CallOpti
 		res, err = conn.CallTool(ctx, tool, args, copts)
 		return err
 	})
+	if heldNow != nil {
+		return nil, &ServerError{Server: s.def.Name, Phase: PhaseApproval, Err: heldNow}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -740,7 +754,7 @@ func (s *server) snapshotLocked() ServerState {
 	st := ServerState{Name: s.def.Name, State: s.state, Phase: s.phase, Err: s.err,
 		Tools: len(s.tools), Stale: s.stale, RefreshErr: s.refreshErr, ReloadErr: s.reloadErr,
 		Instructions: s.instructions, Drops: s.m.events.drops(s.def.Name),
-		Surface: s.surface}
+		Surface: s.surface, Reserved: slices.Clone(s.reserved)}
 	switch {
 	case s.breakerOpen():
 		st.RetryAt = s.openTill
