@@ -29,10 +29,11 @@ type listenFilter struct {
 	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
 	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	TaskIDs               []string `json:"taskIds,omitempty"` // the Tasks extension's notifications/tasks
 }
 
 func (f *listenFilter) empty() bool {
-	return !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged && len(f.ResourceSubscriptions) == 0
+	return !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged && len(f.ResourceSubscriptions) == 0 && len(f.TaskIDs) == 0
 }
 
 // The backoff of a listen stream opened again after it broke.
@@ -77,6 +78,10 @@ func (s *Session) wantedFilter() listenFilter {
 		f.ResourceSubscriptions = append(f.ResourceSubscriptions, uri)
 	}
 	sort.Strings(f.ResourceSubscriptions)
+	for id := range s.mod.taskWatch {
+		f.TaskIDs = append(f.TaskIDs, id)
+	}
+	sort.Strings(f.TaskIDs)
 	return f
 }
 

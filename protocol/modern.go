@@ -293,8 +293,9 @@ type modernFields struct {
 	subs          map[string]bool          // resource subscriptions
 	listen        *listener                // the subscriptions/listen stream, when open
 	earlyAcks     map[jsonrpc.ID]*listenFilter
-	serverInfo    *Implementation // from the last result's _meta
-	serverInfoRaw []byte          // its JSON, as it came
+	taskWatch     map[string]*taskWatch // tasks WaitTask follows, by id (notifications/tasks)
+	serverInfo    *Implementation       // from the last result's _meta
+	serverInfoRaw []byte                // its JSON, as it came
 }
 
 // logLevel returns the log level every modern request asks for.

@@ -35,6 +35,8 @@ func (s *Session) notify(req *jsonrpc.Request) {
 		if o.OnPromptsChanged != nil {
 			o.OnPromptsChanged()
 		}
+	case "notifications/tasks":
+		s.taskNotice(req.Params)
 	case "notifications/resources/updated":
 		var p struct {
 			URI string `json:"uri"`

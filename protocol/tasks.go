@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -215,6 +216,12 @@ type taskParams struct {
 func (s *Session) WaitTask(ctx context.Context, t *Task, onStatus func(*Task)) (*CallToolResult, error) {
 	answered := map[string]bool{}
 	last := Task{}
+	var w *taskWatch
+	if s.tasksNotified() && !t.Terminal() {
+		var stop func()
+		w, stop = s.watchTask(t.ID)
+		defer stop()
+	}
 	for {
 		if onStatus != nil && (t.Status != last.Status || t.StatusMessage != last.StatusMessage) {
 			onStatus(t)
@@ -230,11 +237,25 @@ func (s *Session) WaitTask(ctx context.Context, t *Task, onStatus func(*Task)) (
 				return nil, err
 			}
 		}
-		timer := time.NewTimer(t.pollInterval())
+		interval := t.pollInterval()
+		var wake chan struct{}
+		if w != nil {
+			wake = w.wake
+			if s.taskAcked(t.ID) {
+				interval = max(interval, taskBackstop)
+			}
+		}
+		timer := time.NewTimer(interval)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return nil, &MethodError{Method: "tasks/get", Err: ctx.Err()}
+		case <-wake:
+			timer.Stop()
+			if n := s.notified(w); n != nil {
+				t = n
+				continue
+			}
 		case <-timer.C:
 		}
 		next, err := s.GetTask(ctx, t.ID)
@@ -314,4 +335,92 @@ func (s *Session) updateTask(ctx context.Context, t *Task, answered map[string]b
 		InputResponses json.RawMessage `json:"inputResponses"`
 	}{t.ID, answers}, nil)
 	return err
+}
+
+// notifications/tasks (modern era, where the server declares the
+// extension): while WaitTask follows a task, its id is in the filter of
+// the session's subscriptions/listen stream, and each notification, a
+// complete task state, wakes the wait; once the server acknowledged the
+// id, tasks/get only backs the notifications up, at taskBackstop or the
+// task's interval if longer.
+
+// taskBackstop is how often a task that notifications report is polled.
+const taskBackstop = 10 * time.Second
+
+// A taskWatch is a task WaitTask follows through notifications.
+type taskWatch struct {
+	wake   chan struct{} // room for one wake-up
+	latest *Task         // the state the last notification gave; s.mu
+}
+
+// tasksNotified reports whether the server sends notifications/tasks.
+func (s *Session) tasksNotified() bool {
+	if s.era != EraModern {
+		return false
+	}
+	var ext map[string]json.RawMessage
+	return json.Unmarshal(s.init.Capabilities.Extensions, &ext) == nil && declared(ext[ExtTasks])
+}
+
+// watchTask adds id to the listen stream's filter; stop takes it out.
+func (s *Session) watchTask(id string) (w *taskWatch, stop func()) {
+	w = &taskWatch{wake: make(chan struct{}, 1)}
+	s.mu.Lock()
+	if s.mod.taskWatch == nil {
+		s.mod.taskWatch = map[string]*taskWatch{}
+	}
+	if s.mod.taskWatch[id] != nil || len(s.mod.taskWatch) >= maxWatchedTasks {
+		s.mu.Unlock()
+		return nil, func() {}
+	}
+	s.mod.taskWatch[id] = w
+	s.relistenLocked()
+	s.mu.Unlock()
+	return w, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.mod.taskWatch, id)
+		s.relistenLocked()
+	}
+}
+
+// maxWatchedTasks bounds the tasks in one listen filter.
+const maxWatchedTasks = 64
+
+// taskNotice takes notifications/tasks, on the reader goroutine.
+func (s *Session) taskNotice(params json.RawMessage) {
+	t, err := decodeTask("notifications/tasks", params)
+	if err != nil {
+		return // malformed: ignored
+	}
+	s.mu.Lock()
+	w := s.mod.taskWatch[t.ID]
+	if w != nil {
+		w.latest = t
+	}
+	s.mu.Unlock()
+	if w != nil {
+		select {
+		case w.wake <- struct{}{}:
+		default: // a wake-up is waiting already: it finds the latest
+		}
+	}
+}
+
+// taskAcked reports whether the listen stream's acknowledgment names
+// the task: the server will send its notifications.
+func (s *Session) taskAcked(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.mod.listen
+	return l != nil && l.ack != nil && slices.Contains(l.ack.TaskIDs, id)
+}
+
+// notified takes the state a notification gave, if one came.
+func (s *Session) notified(w *taskWatch) *Task {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := w.latest
+	w.latest = nil
+	return t
 }

@@ -3,6 +3,7 @@ package protocol
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -116,5 +117,55 @@ func TestIconSchemes(t *testing.T) {
 	defer mu.Unlock()
 	if len(dropped) != 3 || dropped[0] != "server fake http://x/i.png" || dropped[1] != "tool t javascript:alert(1)" {
 		t.Errorf("dropped %q", dropped)
+	}
+}
+
+// notifications/tasks: while WaitTask follows a task of a server that
+// declares the Tasks extension, the task's id joins the listen stream's
+// filter; once acknowledged, a notification carrying the completed task
+// ends the wait (tasks/get only backs it up, and here says "working").
+func TestTaskNotifications(t *testing.T) {
+	caps := `{"tools":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
+	listens := make(chan *wire, 10)
+	s, f := startModern(t, caps, func(f *fakeServer, m *wire) (any, error) {
+		switch m.Method {
+		case "subscriptions/listen":
+			var p struct {
+				Notifications listenFilter `json:"notifications"`
+			}
+			json.Unmarshal(m.Params, &p)
+			f.notify("notifications/subscriptions/acknowledged", map[string]any{
+				"_meta": map[string]any{"io.modelcontextprotocol/subscriptionId": m.ID}, "notifications": p.Notifications})
+			listens <- m
+			<-f.done
+			return nil, noAnswer
+		case "tools/call":
+			return json.RawMessage(`{"resultType":"task","taskId":"t-1","status":"working","pollIntervalMs":20}`), nil
+		case "tasks/get":
+			return json.RawMessage(`{"resultType":"complete","taskId":"t-1","status":"working","pollIntervalMs":20}`), nil
+		}
+		return json.RawMessage(`{"resultType":"complete","tools":[]}`), nil
+	}, nil)
+	_, task, err := s.CallToolTask(context.Background(), "slow", nil, nil)
+	if err != nil || task == nil {
+		t.Fatalf("%+v %v", task, err)
+	}
+	done := make(chan error, 1)
+	var res *CallToolResult
+	go func() {
+		var err error
+		res, err = s.WaitTask(context.Background(), task, nil)
+		done <- err
+	}()
+	l := <-listens
+	if !strings.Contains(string(l.Params), `"taskIds":["t-1"]`) {
+		t.Fatalf("listen params %s", l.Params)
+	}
+	// The acknowledgment came first on the stream; then the completed
+	// task, which the wait takes without asking.
+	f.notify("notifications/tasks", map[string]any{"taskId": "t-1", "status": "completed",
+		"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "done"}}}})
+	if err := <-done; err != nil || len(res.Content) != 1 || res.Content[0].Text != "done" {
+		t.Fatalf("WaitTask: %+v %v", res, err)
 	}
 }
