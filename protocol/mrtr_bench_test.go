@@ -20,28 +20,35 @@ import (
 // The state is sent back as it came, so the figure is the state's answer
 // and the retry built from it.
 func BenchmarkRequestStateEcho(b *testing.B) {
-	for _, n := range []int{1 << 20, 16 << 20, 64 << 20} {
-		b.Run(sizeName(n), func(b *testing.B) {
-			s := mrtrBenchSession(b)
-			call := func() {
-				res, err := s.CallTool(context.Background(), "echo-state", map[string]int{"size": n, "rounds": 8}, nil)
-				if err != nil || res.IsError {
-					b.Fatal(res, err)
-				}
-			}
-			b.SetBytes(int64(n))
-			for b.Loop() {
-				call()
-			}
-			peakheap.Report(b, n, call)
-		})
+	for _, kind := range []string{"stdio", "http"} {
+		for _, n := range []int{1 << 20, 16 << 20, 64 << 20} {
+			b.Run(kind+"/"+sizeName(n), func(b *testing.B) {
+				benchEcho(b, kind, n)
+			})
+		}
 	}
 }
 
-// mrtrBenchSession connects to the hostile server of mrtr_bounds_test.go
-// with room for a big requestState.
-func mrtrBenchSession(b *testing.B) *protocol.Session {
-	return mrtrSession(b, protocol.Options{MaxRequestState: 256 << 20, MaxInputRounds: 9}, func() {})
+// benchEcho is BenchmarkRequestStateEcho over one transport.
+func benchEcho(b *testing.B, kind string, n int) {
+	opts := protocol.Options{MaxRequestState: 256 << 20, MaxInputRounds: 9}
+	var s *protocol.Session
+	if kind == "http" {
+		s = mrtrHTTPSession(b, opts)
+	} else {
+		s = mrtrSession(b, opts, func() {})
+	}
+	call := func() {
+		res, err := s.CallTool(context.Background(), "echo-state", map[string]int{"size": n, "rounds": 8}, nil)
+		if err != nil || res.IsError {
+			b.Fatal(res, err)
+		}
+	}
+	b.SetBytes(int64(n))
+	for b.Loop() {
+		call()
+	}
+	peakheap.Report(b, n, call)
 }
 
 // peakChildEnv, set, makes TestRequestStateEchoPeakChild measure: alone

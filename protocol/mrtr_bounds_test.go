@@ -12,7 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +34,9 @@ const mrtrServerEnv = "MCPWIRE_PROTOCOL_TEST_MRTR"
 // arguments.size bytes and checks that it comes back, "stats" says how
 // many tools/call requests came.
 func mrtrServerMain(in io.Reader, out io.Writer) int {
+	if os.Getenv(mrtrServerEnv) == "http" {
+		return mrtrHTTPMain(out)
+	}
 	r := bufio.NewReaderSize(in, 1<<20)
 	w := bufio.NewWriter(out)
 	calls := 0
@@ -39,46 +45,83 @@ func mrtrServerMain(in io.Reader, out io.Writer) int {
 		if err != nil {
 			return 0
 		}
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Name      string `json:"name"`
-				Arguments struct {
-					Per    int `json:"per"`
-					Size   int `json:"size"`
-					Rounds int `json:"rounds"`
-				} `json:"arguments"`
-				InputResponses map[string]json.RawMessage `json:"inputResponses"`
-				RequestState   *string                    `json:"requestState"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(line, &req) != nil || req.ID == nil {
-			continue
-		}
-		var result any
-		p := req.Params
-		switch req.Method {
-		case "server/discover":
-			result = map[string]any{"resultType": "complete", "supportedVersions": []string{protocol.ModernVersion},
-				"capabilities": map[string]any{"tools": map[string]any{}},
-				"_meta":        map[string]any{"io.modelcontextprotocol/serverInfo": map[string]string{"name": "mrtr-hostile", "version": "1"}}}
-		case "tools/call":
-			calls++
-			if p.Name == "echo-state" {
-				result = echoStateTool(p.Arguments.Size, p.Arguments.Rounds, p.RequestState)
-				break
-			}
-			result = mrtrTool(p.Name, p.Arguments.Per, p.Arguments.Size, p.InputResponses, p.RequestState, calls)
-		default:
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", req.ID)
+		if answer := mrtrAnswer(line, &calls); answer != nil {
+			w.Write(answer)
+			w.WriteByte('\n')
 			w.Flush()
-			continue
 		}
-		b, _ := json.Marshal(result)
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", req.ID, b)
-		w.Flush()
 	}
+}
+
+// mrtrHTTPMain serves the same over streamable HTTP on loopback (JSON
+// answers), after printing its URL on out.
+func mrtrHTTPMain(out io.Writer) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 1
+	}
+	fmt.Fprintf(out, "http://%s/mcp\n", ln.Addr())
+	var mu sync.Mutex
+	calls := 0
+	http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		answer := mrtrAnswer(body, &calls)
+		mu.Unlock()
+		if answer == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(answer)))
+		w.Write(answer)
+	}))
+	return 0
+}
+
+// mrtrAnswer answers one request of the hostile server (nil for a
+// notification).
+func mrtrAnswer(line []byte, calls *int) []byte {
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Name      string `json:"name"`
+			Arguments struct {
+				Per    int `json:"per"`
+				Size   int `json:"size"`
+				Rounds int `json:"rounds"`
+			} `json:"arguments"`
+			InputResponses map[string]json.RawMessage `json:"inputResponses"`
+			RequestState   *string                    `json:"requestState"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &req) != nil || req.ID == nil {
+		return nil
+	}
+	var result any
+	p := req.Params
+	switch req.Method {
+	case "server/discover":
+		result = map[string]any{"resultType": "complete", "supportedVersions": []string{protocol.ModernVersion},
+			"capabilities": map[string]any{"tools": map[string]any{}},
+			"_meta":        map[string]any{"io.modelcontextprotocol/serverInfo": map[string]string{"name": "mrtr-hostile", "version": "1"}}}
+	case "tools/call":
+		*calls++
+		if p.Name == "echo-state" {
+			result = echoStateTool(p.Arguments.Size, p.Arguments.Rounds, p.RequestState)
+			break
+		}
+		result = mrtrTool(p.Name, p.Arguments.Per, p.Arguments.Size, p.InputResponses, p.RequestState, *calls)
+	default:
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, req.ID)
+	}
+	b, _ := json.Marshal(result)
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, b)
 }
 
 // mrtrTool answers one tools/call of the hostile server.
@@ -161,6 +204,47 @@ func mrtrSession(t testing.TB, opts protocol.Options, sampled func()) *protocol.
 	if err != nil {
 		conn.Close()
 		t.Fatalf("connect: %v\nstderr: %s", err, conn.StderrTail())
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// mrtrHTTPSession starts the hostile server over HTTP, in a process of
+// its own, and connects a session to it.
+func mrtrHTTPSession(t testing.TB, opts protocol.Options) *protocol.Session {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), mrtrServerEnv+"=http")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	url, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	hc, err := (&transport.HTTP{URL: strings.TrimSpace(url), MaxMessageBytes: 512 << 20}).Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.ProtocolVersion = protocol.ModernVersion
+	s, err := protocol.Connect(ctx, hc, &opts)
+	if err != nil {
+		hc.Close()
+		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
