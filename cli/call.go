@@ -107,6 +107,9 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 		return f
 	}
 	copts := &protocol.CallOptions{}
+	if tf.timeout == 0 && t.spec.ToolTimeout > 0 {
+		copts.Timeout = t.spec.ToolTimeout // the definition's toolTimeout, as the manager uses it
+	}
 	if ev.on || (inv.live != nil && !inv.json) {
 		copts.Progress = ev.progress(inv)
 	}
@@ -132,7 +135,7 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 		if ctx.Err() != nil {
 			return err // interrupted: cancelled was sent; exit 130
 		}
-		f := inv.serverFailure(t, conn.Explain(manager.PhaseCall, err)).(*failure)
+		f := inv.serverFailure(t, conn.Explain(manager.PhaseCall, manager.ToolTimeout(t.spec.Name, toolName, err))).(*failure)
 		var je *protocol.Error
 		if errors.As(err, &je) {
 			f.hints = append(f.hints, "the server answered with an error; check the tool's arguments")

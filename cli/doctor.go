@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -205,7 +206,7 @@ func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *mana
 	for _, v := range spec.Header {
 		inv.addSecrets(v)
 	}
-	dctx, cancel := context.WithTimeout(ctx, tf.startup)
+	dctx, cancel := context.WithTimeout(ctx, cmp.Or(tf.startup, manager.DefaultStartup))
 	defer cancel()
 	opts := &manager.DoctorOptions{Definition: def, Dial: manager.DialOptions{Environ: inv.env.Environ()},
 		LoginCommand: inv.suggest("login", loginWords(spec, def != nil))}

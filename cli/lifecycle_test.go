@@ -82,7 +82,7 @@ func TestCallTimeoutOverHTTPTellsTheServer(t *testing.T) {
 			})
 			r := newRunner(t)
 			res := r.run(t, "call", srv.URL+"/mcp", "sleep", "ms=60000", "--timeout", "500ms").want(t, 1)
-			if !strings.Contains(res.stderr, "no answer within") {
+			if !strings.Contains(res.stderr, "tool sleep on server 127.0.0.1:") || !strings.Contains(res.stderr, "timed out after 500ms") {
 				t.Errorf("the error does not say the call timed out:\n%s", res)
 			}
 			if !log.waitFor(tc.want, tc.later) {

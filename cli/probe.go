@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strconv"
@@ -62,7 +63,7 @@ func runProbe(ctx context.Context, inv *invocation, args []string) error {
 	}
 	spec := t.spec
 	stop := inv.spinner("probing " + spec.Name)
-	rep := manager.Probe(ctx, spec, opts, tf.startup)
+	rep := manager.Probe(ctx, spec, opts, cmp.Or(tf.startup, manager.DefaultStartup))
 	stop()
 	if ctx.Err() != nil {
 		return ctx.Err()

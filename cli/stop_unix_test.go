@@ -136,7 +136,7 @@ func TestFailurePrintedBeforeTheStop(t *testing.T) {
 	r := newRunner(t)
 	fifo, pidFile := slowStopServer(t, r)
 	_, lines, code := started(t, r, "call", "slow", "sleep", "ms=60000", "--timeout", "500ms")
-	waitLine(t, lines, "no answer within")
+	waitLine(t, lines, "timed out after")
 	b, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)

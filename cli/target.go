@@ -48,7 +48,7 @@ func (tf *targetFlags) register(fs *flag.FlagSet) {
 	fs.Var(&tf.env, "e", "short for --env")
 	fs.BoolVar(&tf.json, "json", false, "print one JSON document on stdout")
 	fs.DurationVar(&tf.timeout, "timeout", 0, "bound each request (default: the server's timeout, 30s)")
-	fs.DurationVar(&tf.startup, "startup-timeout", manager.DefaultStartup, "bound the start: spawn or connect, initialize, first list")
+	fs.DurationVar(&tf.startup, "startup-timeout", 0, "bound the start: spawn or connect, initialize, first list (default: the definition's startupTimeout, else its timeout, 30s)")
 	fs.BoolVar(&tf.verbose, "verbose", false, "copy a stdio server's stderr to stderr as it comes")
 	fs.Var(&tf.roots, "root", "a directory offered to the server as a root (repeatable; none unless given, or the definition's roots)")
 	fs.StringVar(&tf.logLevel, "log-level", "", "ask the server for log messages at this level and above")
@@ -190,14 +190,15 @@ func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, 
 	if err != nil {
 		return nil, err
 	}
-	sctx, cancel := context.WithTimeout(ctx, tf.startup)
+	budget := tf.startupBudget(spec)
+	sctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	stop := inv.spinner("connecting to " + spec.Name)
 	conn, err := manager.Dial(sctx, spec, opts)
 	stop()
 	if err != nil {
 		if sctx.Err() != nil && ctx.Err() == nil {
-			err = withTimeoutNote(err, tf.startup)
+			err = withTimeoutNote(err, budget)
 		}
 		return nil, inv.serverFailure(t, err)
 	}
@@ -274,6 +275,16 @@ func (inv *invocation) dialOptions(t *target, tf *targetFlags, popts protocol.Op
 		opts.HTTPClient = inv.authClient(t)
 	}
 	return opts, nil
+}
+
+// startupBudget bounds the start of spec's server: --startup-timeout
+// when given, else the definition's startupTimeout, else its timeout
+// (as the manager bounds it), at most DefaultStartup.
+func (tf *targetFlags) startupBudget(spec *manager.Spec) time.Duration {
+	if tf.startup > 0 {
+		return tf.startup
+	}
+	return spec.StartupBudget(manager.DefaultStartup)
 }
 
 // withTimeoutNote says that the startup budget ran out.

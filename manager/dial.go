@@ -67,6 +67,20 @@ type Spec struct {
 	Sandbox []*transport.Sandbox
 }
 
+// StartupBudget bounds the whole start of the server (spawn or connect,
+// the era probe, initialize and the first full list together): its
+// startupTimeout, else its request timeout, and never more than max
+// (the caller's budget, 0: none) unless startupTimeout says so.
+func (s *Spec) StartupBudget(max time.Duration) time.Duration {
+	if s.StartupTimeout > 0 {
+		return s.StartupTimeout
+	}
+	if s.Timeout > 0 && (max <= 0 || s.Timeout < max) {
+		return s.Timeout
+	}
+	return max
+}
+
 // DirRoots returns the roots/list answer that offers dirs.
 func DirRoots(dirs []string) func(context.Context) ([]protocol.Root, error) {
 	roots := make([]protocol.Root, len(dirs))
@@ -193,6 +207,16 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 	pinned := popts.ProtocolVersion != ""
 	if !pinned && popts.Hint == nil {
 		popts.Hint = opts.EraCache.Lookup(spec)
+	}
+	if dl, ok := ctx.Deadline(); ok && !pinned {
+		// The probe may take half of what is left of the budget at
+		// most: a legacy server that never answers it still gets its
+		// initialize within the budget.
+		probe := popts.ProbeTimeout
+		if probe <= 0 {
+			probe = protocol.DefaultProbeTimeout
+		}
+		popts.ProbeTimeout = max(min(probe, time.Until(dl)/2), time.Millisecond)
 	}
 	c := &Conn{Spec: spec}
 	start := time.Now()

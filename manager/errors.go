@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcpwire/mcpwire/oauth"
+	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
@@ -166,3 +168,36 @@ func (e *ApprovalError) Error() string {
 }
 
 func (e *ApprovalError) Unwrap() error { return e.Cause }
+
+// A ToolTimeoutError says that a tool call got no answer within its tool
+// timeout (the definition's toolTimeout, else the caller's, else the
+// request timeout): notifications/cancelled was sent and the session
+// stays up. It unwraps to the *protocol.TimeoutError, so errors.Is(err,
+// context.DeadlineExceeded) holds.
+type ToolTimeoutError struct {
+	Server, Tool string
+	Timeout      time.Duration
+	Err          error
+}
+
+func (e *ToolTimeoutError) Error() string {
+	return fmt.Sprintf("tool %s on server %s timed out after %s", e.Tool, e.Server, e.Timeout)
+}
+
+func (e *ToolTimeoutError) Unwrap() error { return e.Err }
+
+// ToolTimeout returns err as a *ToolTimeoutError when it is the timeout
+// of a call of tool on server, else err as it is.
+func ToolTimeout(server, tool string, err error) error {
+	var te *protocol.TimeoutError
+	if errors.As(err, &te) && te.Method == "tools/call" {
+		// How long it waited (progress extends it), to a tenth of a
+		// second: the timeout as configured, give or take scheduling.
+		d := te.Timeout
+		if d >= 100*time.Millisecond {
+			d = d.Round(100 * time.Millisecond)
+		}
+		return &ToolTimeoutError{Server: server, Tool: tool, Timeout: d, Err: err}
+	}
+	return err
+}

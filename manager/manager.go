@@ -556,19 +556,38 @@ func (m *Manager) CallWith(ctx context.Context, qualified string, args any, opts
 	if res, ok, err := m.callOwn(ctx, qualified, args); ok {
 		return res, err
 	}
+	for again := false; ; again = true {
+		s, original, err := m.lookup(qualified)
+		switch {
+		case err != nil:
+			return nil, err
+		case s != nil:
+			return s.call(ctx, original, args, opts)
+		case again:
+			return nil, fmt.Errorf("manager: no tool %q (list the tools again)", qualified)
+		}
+		// Not named yet (no Tools since the server connected): name
+		// the tools of the servers connected now, as Tools does.
+		_, _ = m.Tools(ctx)
+	}
+}
+
+// lookup finds the server and original name of the tool that Tools named
+// qualified; a nil server when none is named so.
+func (m *Manager) lookup(qualified string) (*server, string, error) {
 	servers, err := m.list()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	for _, s := range servers {
 		s.mu.Lock()
 		original, ok := s.names[qualified]
 		s.mu.Unlock()
 		if ok {
-			return s.call(ctx, original, args, opts)
+			return s, original, nil
 		}
 	}
-	return nil, fmt.Errorf("manager: no tool %q (list the tools again)", qualified)
+	return nil, "", nil
 }
 
 // A ServerState is one server's state, for people and agents.

@@ -582,7 +582,7 @@ func TestCallTimeout(t *testing.T) {
 	pid := state(t, m, "t").Pid
 	_, err := m.Call(ctx, sleep, map[string]any{"ms": 30000})
 	var se *ServerError
-	if err == nil || !errors.As(err, &se) || se.Phase != PhaseCall || !strings.Contains(err.Error(), "no answer within") {
+	if err == nil || !errors.As(err, &se) || se.Phase != PhaseCall || !strings.Contains(err.Error(), "tool sleep on server t timed out after 300ms") {
 		t.Fatalf("timed-out call = %v, want a call-phase error naming the timeout", err)
 	}
 	if res, err := m.CallWith(ctx, sleep, map[string]any{"ms": 1}, &CallOptions{Timeout: time.Minute}); err != nil || res.IsError {

@@ -143,10 +143,10 @@ func (s *server) sameAs(o *server) bool {
 
 // startupBudget bounds the server's start.
 func (s *server) startupBudget() time.Duration {
-	if s.spec != nil && s.spec.StartupTimeout > 0 {
-		return s.spec.StartupTimeout
+	if s.spec == nil {
+		return s.m.opts.StartupTimeout
 	}
-	return s.m.opts.StartupTimeout
+	return s.spec.StartupBudget(s.m.opts.StartupTimeout)
 }
 
 // kick starts the server in the background when it is idle or its
@@ -203,7 +203,8 @@ func (s *server) dead() bool {
 // then closes done. It runs in the background, bounded by the Manager's
 // life, never by a caller's context.
 func (s *server) start(done chan struct{}) {
-	defer close(done)
+	once := sync.OnceFunc(func() { close(done) })
+	defer once()
 	m := s.m
 	s.mu.Lock()
 	olds := []*Conn{s.conn, s.retiring}
@@ -252,7 +253,10 @@ func (s *server) start(done chan struct{}) {
 	if err == nil && conn.Init().Capabilities.Tools != nil {
 		tools, err = conn.ListTools(ctx)
 		if err != nil {
-			conn.Close()
+			// Told first, as soon as the budget ends; then stopped (a
+			// server that answered may take its grace to exit).
+			defer conn.Close()
+			defer once()
 			err = conn.Explain(PhaseList, err)
 		}
 	}
@@ -697,7 +701,7 @@ func (s *server) call(ctx context.Context, tool string, args any, opts *CallOpti
 			return err
 		}
 		res, err = conn.CallTool(ctx, tool, args, copts)
-		return err
+		return ToolTimeout(s.def.Name, tool, err)
 	})
 	if heldNow != nil {
 		return nil, &ServerError{Server: s.def.Name, Phase: PhaseApproval, Err: heldNow}

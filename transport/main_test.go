@@ -25,6 +25,7 @@ var helpers = map[string]func() int{
 	"echo":        helperEcho,
 	"jsonecho":    helperJSONEcho,
 	"ignore-term": helperIgnoreTerm,
+	"mute":        helperMute,
 	"grandchild":  helperGrandchild,
 	"garbage":     helperGarbage,
 	"exit3":       helperExit3,
@@ -167,6 +168,14 @@ func helperBig() int {
 func helperIgnoreTerm() int {
 	signal.Ignore(syscall.SIGTERM)
 	notify(os.Stdout, "ready", map[string]int{"pid": os.Getpid()})
+	io.Copy(io.Discard, os.Stdin)
+	select {}
+}
+
+// helperMute ignores SIGTERM and stdin's end, and never writes: a
+// server hanging at its start.
+func helperMute() int {
+	signal.Ignore(syscall.SIGTERM)
 	io.Copy(io.Discard, os.Stdin)
 	select {}
 }

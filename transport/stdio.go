@@ -103,6 +103,9 @@ type StdioConn struct {
 	group   *procgroup.Group
 	tmpDir  string // a sandbox's private temporary folder, removed on Close
 	stop    procgroup.StopOptions
+	// heard says the server sent a message: only then may it have state
+	// to save, and get the grace waits of the stop.
+	heard atomic.Bool
 
 	stdin  *os.File
 	stdout *os.File
@@ -335,6 +338,9 @@ func (c *StdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			var derr error
 			c.queue, derr = jsonrpc.AppendDecoded(c.queue[:0], line)
 			c.next = 0
+			if derr == nil && len(c.queue) > 0 {
+				c.heard.Store(true)
+			}
 			if derr != nil {
 				var de *jsonrpc.DecodeError
 				if errors.As(derr, &de) {
@@ -582,7 +588,15 @@ func (c *StdioConn) Close() error {
 		// Unblock a pending Read without closing stdout yet: a server still
 		// writing should not die of SIGPIPE before it saw stdin close.
 		c.stdout.SetReadDeadline(time.Unix(1, 0))
-		c.closeErr = c.group.Stop(c.stdin, &c.stop)
+		stop := c.stop
+		if !c.heard.Load() {
+			// It never said a word (it hangs at start): nothing to save,
+			// so no grace waits.
+			hurried := make(chan struct{})
+			close(hurried)
+			stop.Hurry = hurried
+		}
+		c.closeErr = c.group.Stop(c.stdin, &stop)
 		c.stdout.Close()
 		// The group is gone, so stderr ends now; unless something escaped
 		// the group and holds it, which must not hold us.

@@ -207,6 +207,31 @@ func TestStdioIgnoresSIGTERM(t *testing.T) {
 	}
 }
 
+// TestStdioMuteServerStoppedAtOnce: a server that never sent a message
+// (it hangs at its start) has no state to save: Close kills it without
+// the grace waits (an hour each here; before, Close waited them out).
+func TestStdioMuteServerStoppedAtOnce(t *testing.T) {
+	proctest.Check(t)
+	s := helperStdio(t, "mute", nil)
+	s.CloseWait, s.TermWait = time.Hour, time.Hour
+	c := connect(t, s)
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute): // a hang guard, far below the grace waits
+		t.Fatal("Close waited for the grace of a server that never spoke")
+	}
+	select {
+	case <-c.Exited():
+	default:
+		t.Fatal("Close returned before the server exited")
+	}
+}
+
 func TestStdioGrandchildKilled(t *testing.T) {
 	proctest.Check(t)
 	s := helperStdio(t, "grandchild", nil)
