@@ -76,6 +76,13 @@ func (inv *invocation) authClient(t *target) *http.Client {
 		return nil
 	}
 	inv.tokenSecrets(h, t.spec.Name)
+	if t.server != nil && t.server.TLS != nil {
+		tc, err := manager.TLSConfig(t.server)
+		if err != nil {
+			return manager.ErrorClient(fmt.Errorf("server %q: %v", t.server.Name, err))
+		}
+		return h.HTTPClientTLS(t.spec.Name, t.spec.URL, tc)
+	}
 	return h.HTTPClient(t.spec.Name, t.spec.URL)
 }
 

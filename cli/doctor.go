@@ -139,7 +139,7 @@ func (inv *invocation) doctorOne(ctx context.Context, tf *targetFlags, pos, tail
 	if inv.env.Home != "" {
 		home = inv.env.Home
 	}
-	return inv.diagnose(ctx, tf, t.spec, nil, home), nil
+	return inv.diagnose(ctx, tf, t.spec, nil, home, nil), nil
 }
 
 // doctorAll diagnoses every configured server, in parallel.
@@ -192,11 +192,11 @@ func (inv *invocation) doctorConfigured(ctx context.Context, tf *targetFlags, ho
 			spec = sp
 		}
 	}
-	return inv.diagnose(ctx, tf, spec, def, home)
+	return inv.diagnose(ctx, tf, spec, def, home, s)
 }
 
 // diagnose runs the checks of one server within the startup budget.
-func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *manager.Spec, def *manager.Check, home string) *doctorReport {
+func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *manager.Spec, def *manager.Check, home string, s *config.Server) *doctorReport {
 	if spec.AllowHTTP {
 		inv.warnPlainHTTP(spec.Name, spec.URL)
 	}
@@ -208,7 +208,7 @@ func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *mana
 	}
 	dctx, cancel := context.WithTimeout(ctx, cmp.Or(tf.startup, manager.DefaultStartup))
 	defer cancel()
-	opts := &manager.DoctorOptions{Definition: def, Dial: manager.DialOptions{Environ: inv.env.Environ()},
+	opts := &manager.DoctorOptions{Definition: def, Dial: manager.DialOptions{Environ: inv.env.Environ()}, Server: s,
 		LoginCommand: inv.suggest("login", loginWords(spec, def != nil))}
 	if h := openHome(home); h != nil {
 		// A logged-in server is checked with its token (never shown).

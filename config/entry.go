@@ -229,3 +229,41 @@ func (p *entryParser) oauth(v *jnode) *OAuth {
 	}
 	return o
 }
+
+// tls reads the "tls" object: ca, cert and key, file paths; cert and key
+// go together.
+func (p *entryParser) tls(v *jnode) *TLS {
+	if v.kind != '{' {
+		p.fail(v.start, "tls", "must be an object, got %s", v.kindName())
+		return nil
+	}
+	t := &TLS{}
+	seen := make(map[string]bool)
+	for _, f := range v.members {
+		field := "tls." + f.key
+		if seen[f.key] {
+			p.fail(f.keyStart, field, "given twice")
+		}
+		seen[f.key] = true
+		var dst *string
+		switch f.key {
+		case "ca":
+			dst = &t.CA
+		case "cert":
+			dst = &t.Cert
+		case "key":
+			dst = &t.Key
+		default:
+			p.warn(f.keyStart, field)
+			continue
+		}
+		*dst, _ = p.str(f.val, field)
+		if f.val.kind == '"' && strings.TrimSpace(*dst) == "" {
+			p.fail(f.val.start, field, "must not be empty")
+		}
+	}
+	if (t.Cert == "") != (t.Key == "") {
+		p.fail(v.start, "tls", "cert and key go together: give both (a client certificate and its key) or neither")
+	}
+	return t
+}

@@ -59,6 +59,9 @@ var members = []member{
 		p.s.OAuth = p.oauth(f.val)
 		p.oauthAt = f.keyStart
 	}},
+	{name: "tls", typ: "object", only: TypeHTTP, digest: asWritten, read: func(p *entryParser, f *jmember) {
+		p.s.TLS = p.tls(f.val)
+	}},
 	{name: "allowHttp", typ: "boolean", only: TypeHTTP, digest: asWritten, read: func(p *entryParser, f *jmember) {
 		p.s.AllowHTTP, _ = p.boolean(f.val, f.key)
 		p.allowAt = f.keyStart

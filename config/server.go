@@ -69,6 +69,9 @@ type Server struct {
 	URL     string
 	Headers map[string]string
 	OAuth   *OAuth // nil when the entry has no "oauth"
+	// TLS holds the files of "tls": a CA bundle to trust and a client
+	// certificate (mTLS); nil when the entry has none.
+	TLS *TLS
 
 	Timeout time.Duration // per request; DefaultTimeout when not given ("timeout" in seconds, or "timeoutMs")
 	// StartupTimeout bounds the start (connect or spawn, initialize, the
@@ -158,6 +161,24 @@ type OAuth struct {
 	Scopes              []string `json:"scopes,omitempty"`               // scopes to ask for
 	AuthorizationServer string   `json:"authorization_server,omitempty"` // overrides discovery
 	ClientMetadataURL   string   `json:"client_metadata_url,omitempty"`  // a client ID metadata document
+}
+
+// TLS holds an entry's "tls" settings: files, relative to the folder of
+// the defining file. CA adds to the system's roots (which SSL_CERT_FILE
+// and SSL_CERT_DIR already change); Cert and Key go together.
+type TLS struct {
+	CA   string // PEM: certificates to trust besides the system's
+	Cert string // PEM: the client certificate (chain) to present
+	Key  string // PEM: its private key
+}
+
+// Path returns p of the definition s made absolute against the folder of
+// its file; "" stays "".
+func (s *Server) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) || s.Source == "" {
+		return p
+	}
+	return filepath.Join(filepath.Dir(s.Source), p)
 }
 
 // Expanded is the part of a definition that ${VAR} expansion applies to,

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/oauth"
 	"github.com/mcpwire/mcpwire/protocol"
@@ -78,6 +79,10 @@ type DoctorOptions struct {
 	LoginCommand string
 	// Now is the clock for certificate expiry (default time.Now).
 	Now func() time.Time
+	// Server is the definition checked, when it is a configured one: its
+	// "tls" (a CA, a client certificate) is used, and the tls check says
+	// which proxy and CAs were used.
+	Server *config.Server
 }
 
 // Doctor diagnoses the server of spec phase by phase. It never changes
@@ -92,12 +97,13 @@ func Doctor(ctx context.Context, spec *Spec, opts *DoctorOptions) []Check {
 	if opts.LoginCommand == "" {
 		opts.LoginCommand = "mcpwire login " + spec.Name
 	}
+	tc, tlsErr := TLSConfig(opts.Server)
 	if opts.Home != nil && opts.Dial.HTTPClient == nil && spec.Transport != "stdio" {
 		o := *opts
-		o.Dial.HTTPClient = opts.Home.HTTPClient(spec.Name, spec.URL)
+		o.Dial.HTTPClient = opts.Home.HTTPClientTLS(spec.Name, spec.URL, tc)
 		opts = &o
 	}
-	d := &doctor{spec: spec, opts: opts, checks: map[string]*Check{}}
+	d := &doctor{spec: spec, opts: opts, checks: map[string]*Check{}, tlsConf: tc, tlsErr: tlsErr}
 	def := &Check{Phase: "definition", Status: CheckOK}
 	if opts.Definition != nil {
 		def = opts.Definition
@@ -130,6 +136,18 @@ type doctor struct {
 	spec   *Spec
 	opts   *DoctorOptions
 	checks map[string]*Check
+	// tlsConf is the definition's "tls" (nil: the defaults); tlsErr why
+	// its files could not be read.
+	tlsConf *tls.Config
+	tlsErr  error
+}
+
+// httpClient is the plain client of the checks: the environment's proxy,
+// the definition's TLS settings, no redirects.
+func (d *doctor) httpClient() *http.Client {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.TLSClientConfig = d.tlsConf
+	return &http.Client{Transport: base, Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 func (d *doctor) set(c *Check) { d.checks[c.Phase] = c }
@@ -304,7 +322,9 @@ func (d *doctor) http(ctx context.Context) {
 		return
 	}
 	host := u.Hostname()
-	if ip := net.ParseIP(host); ip != nil {
+	if proxy, _ := NetworkReport(d.opts.Server, d.spec.URL); proxy != "none (direct)" {
+		d.ok("dns", "resolved by the proxy "+proxy)
+	} else if ip := net.ParseIP(host); ip != nil {
 		d.ok("dns", "an IP address: "+host)
 	} else {
 		addrs, err := net.DefaultResolver.LookupHost(ctx, host)
@@ -356,10 +376,27 @@ func (d *doctor) tls(ctx context.Context, u *url.URL) bool {
 	if u.Port() == "" {
 		addr = net.JoinHostPort(u.Hostname(), "443")
 	}
-	dialer := &tls.Dialer{Config: &tls.Config{ServerName: u.Hostname(), InsecureSkipVerify: true}}
+	if d.tlsErr != nil {
+		d.fail("tls", d.tlsErr.Error(), "fix the definition's tls files")
+		return false
+	}
+	proxy, ca := NetworkReport(d.opts.Server, d.spec.URL)
+	network := "; proxy: " + proxy + "; CAs: " + ca
+	conf := &tls.Config{ServerName: u.Hostname(), InsecureSkipVerify: true}
+	roots := (*x509.CertPool)(nil)
+	if d.tlsConf != nil {
+		conf.Certificates, roots = d.tlsConf.Certificates, d.tlsConf.RootCAs
+	}
+	if proxy != "none (direct)" {
+		// The certificate is checked by the request through the proxy
+		// (the http check); a direct dial would not reach the server.
+		d.ok("tls", "through the proxy"+network)
+		return true
+	}
+	dialer := &tls.Dialer{Config: conf}
 	raw, err := dialer.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		d.fail("tls", err.Error(), "the TLS handshake failed; check the port and that the server speaks HTTPS")
+		d.fail("tls", err.Error()+network, "the TLS handshake failed; check the port, that the server speaks HTTPS, and (mTLS) the definition's tls.cert and tls.key")
 		return false
 	}
 	conn := raw.(*tls.Conn)
@@ -374,19 +411,19 @@ func (d *doctor) tls(ctx context.Context, u *url.URL) bool {
 	for _, c := range certs[1:] {
 		inter.AddCert(c)
 	}
-	_, verr := leaf.Verify(x509.VerifyOptions{DNSName: u.Hostname(), Intermediates: inter, CurrentTime: d.opts.Now()})
+	_, verr := leaf.Verify(x509.VerifyOptions{DNSName: u.Hostname(), Intermediates: inter, Roots: roots, CurrentTime: d.opts.Now()})
 	left := leaf.NotAfter.Sub(d.opts.Now())
 	switch {
 	case left < 0:
 		d.fail("tls", fmt.Sprintf("the certificate expired on %s", leaf.NotAfter.Format(time.DateOnly)), "the server must renew its certificate")
 		return false
 	case verr != nil:
-		d.fail("tls", verr.Error(), "the certificate is not trusted for this host; SSL_CERT_FILE can add a CA")
+		d.fail("tls", verr.Error()+network, "the certificate is not trusted for this host; the definition's tls.ca (or SSL_CERT_FILE) can add a CA")
 		return false
 	case left < 14*24*time.Hour:
-		d.set(&Check{Phase: "tls", Status: CheckWarn, Detail: fmt.Sprintf("valid, but expires on %s", leaf.NotAfter.Format(time.DateOnly))})
+		d.set(&Check{Phase: "tls", Status: CheckWarn, Detail: fmt.Sprintf("valid, but expires on %s", leaf.NotAfter.Format(time.DateOnly)) + network})
 	default:
-		d.ok("tls", fmt.Sprintf("valid until %s", leaf.NotAfter.Format(time.DateOnly)))
+		d.ok("tls", fmt.Sprintf("valid until %s", leaf.NotAfter.Format(time.DateOnly))+network)
 	}
 	return true
 }
@@ -406,7 +443,7 @@ func (d *doctor) post(ctx context.Context) (int, []oauth.Challenge, bool, error)
 	for k, v := range d.spec.Header {
 		req.Header.Set(k, v)
 	}
-	client := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	client := d.httpClient()
 	resp, err := client.Do(req)
 	if err != nil {
 		var ue *url.Error
@@ -442,7 +479,7 @@ func (d *doctor) post(ctx context.Context) (int, []oauth.Challenge, bool, error)
 
 // oauth checks discovery and the login state.
 func (d *doctor) oauth(ctx context.Context, challenges []oauth.Challenge) {
-	client := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	client := d.httpClient()
 	// The endpoint rules (https; loopback http only for a loopback server)
 	// follow the server this doctor checks.
 	ctx = oauth.WithServerURL(ctx, d.spec.URL)

@@ -2,8 +2,10 @@ package manager
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -168,6 +170,14 @@ func (h *Home) Secrets(name string) []string {
 // 403 insufficient_scope asks for are remembered (see StepUp) for the
 // next login. Redirects are refused. Nothing ever opens a browser.
 func (h *Home) HTTPClient(name, serverURL string) *http.Client {
+	return h.HTTPClientTLS(name, serverURL, nil)
+}
+
+// HTTPClientTLS is HTTPClient with TLS settings (a definition's "tls",
+// see [TLSConfig]) for the server and its OAuth endpoints; nil keeps the
+// defaults. The proxy is the environment's (HTTPS_PROXY, HTTP_PROXY,
+// NO_PROXY), as for every request of mcpwire.
+func (h *Home) HTTPClientTLS(name, serverURL string, tc *tls.Config) *http.Client {
 	rec, _, err := h.tokens.Load(name)
 	if err != nil {
 		rec = nil
@@ -182,6 +192,9 @@ func (h *Home) HTTPClient(name, serverURL string) *http.Client {
 		}
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
+	if tc != nil {
+		base.TLSClientConfig = tc
+	}
 	plain := &http.Client{Transport: base, Timeout: 30 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	src := oauth.NewStoreSource(plain, h.tokens, name, rec)
@@ -198,7 +211,11 @@ func (h *Home) httpClientFor(s *config.Server) *http.Client {
 	if s.Expanded != nil {
 		u = s.Expanded.URL
 	}
-	return h.HTTPClient(s.Name, u)
+	tc, err := TLSConfig(s)
+	if err != nil {
+		return ErrorClient(fmt.Errorf("server %q: %v", s.Name, err))
+	}
+	return h.HTTPClientTLS(s.Name, u, tc)
 }
 
 // A StepUp is the pending step-up of a server: the scopes the next login
