@@ -647,7 +647,7 @@ func (sc *sessionCall) send() error {
 		return sc.fail(err)
 	}
 	sc.pending = p
-	if size >= bigRetry {
+	if rq.more != nil && size >= bigRetry {
 		// A big retry (a requestState of megabytes) is not held while
 		// its answer comes, for a -32022 that asks for it in another
 		// revision: the heap holds the answer alone.
