@@ -10,7 +10,9 @@ import (
 	"strings"
 )
 
-// Network policies of a [Sandbox].
+// Network policies of a [Sandbox]. NetworkNone denies TCP connect and
+// bind (Landlock) and sockets of any other kind than stream, unix and
+// netlink ones (a seccomp filter on amd64 and arm64).
 const (
 	NetworkNone = "none" // no TCP connect or bind, no abstract unix socket outside
 	NetworkAny  = "any"

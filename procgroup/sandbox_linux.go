@@ -75,6 +75,8 @@ func enforceable(abi int, abiErr error, boxes []*Sandbox) error {
 		missing = abiErr.Error()
 	case abi < 4 && anyNone(boxes):
 		missing = fmt.Sprintf(`"network": "none" needs TCP rules (Landlock ABI 4, Linux 6.7+); this kernel offers ABI %d`, abi)
+	case !seccompArch && anyNone(boxes):
+		missing = `"network": "none" needs the socket filter, which mcpwire has for amd64 and arm64 only`
 	}
 	if missing != "" && !best {
 		return &SandboxError{Missing: missing}
@@ -115,6 +117,11 @@ func launch(boxes []*Sandbox, path string, argv []string) error {
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %v", err)
+	}
+	if anyNone(boxes) && seccompArch {
+		if err := denySockets(); err != nil {
+			return err
+		}
 	}
 	if abi >= 1 {
 		for _, b := range boxes {
@@ -206,6 +213,10 @@ func SandboxSupport() string {
 	if abi >= 6 {
 		parts = append(parts, "signals and abstract unix sockets scoped")
 	}
-	parts = append(parts, "UDP is not restricted")
+	if seccompArch {
+		parts = append(parts, "UDP, raw and packet sockets denied by a seccomp filter")
+	} else {
+		parts = append(parts, "no socket filter on this architecture")
+	}
 	return strings.Join(parts, "; ")
 }
