@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -114,4 +115,25 @@ func TestSkillChecks(t *testing.T) {
 			t.Errorf("%s: accepted", bad)
 		}
 	}
+}
+
+// FuzzSkillEntry: a skill entry and a task of any bytes decode or fail,
+// never panic; an entry that decodes is checked without panicking.
+func FuzzSkillEntry(f *testing.F) {
+	f.Add([]byte(`{"uri":"skill://a/SKILL.md","frontmatter":{"name":"a","description":"d"},"resources":[{"uri":"skill://a/SKILL.md","digest":"sha256:00","size":1}]}`))
+	f.Add([]byte(`{"uri":"skill://a/SKILL.md","frontmatter":{},"resources":"dynamic"}`))
+	f.Add([]byte(`{"taskId":"t","status":"working","ttl":5,"pollInterval":7}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var e SkillEntry
+		if json.Unmarshal(raw, &e) == nil {
+			_ = checkSkillURI(e.URI)
+			_ = checkSkillFiles(&e, e.Files)
+			_ = e.Name()
+			_ = e.Description()
+		}
+		if task, err := decodeTask("tasks/get", raw); err == nil {
+			_ = task.Terminal()
+			_ = task.pollInterval()
+		}
+	})
 }
