@@ -139,7 +139,7 @@ func commands() []*command {
 		{name: "import", usage: "import --from CLIENT [FILE] [--write] [--project]", short: "another client's MCP servers (Claude, Cursor, VS Code, Windsurf, Gemini, zut, Codex, Blitz, orb), previewed; --write adds them", run: runImport},
 		{name: "probe", usage: "probe TARGET [--json]", short: "which MCP revisions the server accepts (2024-11-05 … 2026-07-28), its era, and its capabilities per revision", run: runProbe},
 		{name: "snapshot", usage: "snapshot TARGET [-o FILE] [--json]", short: "the server's surface (tools, schemas, resources, prompts) as a deterministic JSON file", run: runSnapshot},
-		{name: "diff", usage: "diff OLD NEW [--fail-on breaking|any] [--json | --markdown] [--junit FILE]", short: "compare two surfaces (snapshot files or live TARGETs); classify each change", run: runDiff},
+		{name: "diff", usage: "diff OLD NEW [--fail-on breaking|any] [--accept FILE] [--json | --markdown] [--junit FILE]", short: "compare two surfaces (snapshot files or live TARGETs); classify each change", run: runDiff},
 		{name: "completion", usage: "completion bash|zsh|fish", short: "the shell completion script (commands, flags, configured servers)", run: runCompletion},
 		{name: "man", usage: "man", short: "the manual page, as roff (man -l <(mcpwire man))", run: runMan},
 		{name: "version", usage: "version", short: "print the version", run: runVersion},

@@ -32,6 +32,7 @@ type diffReport struct {
 	FailOn     string    `json:"failOn"` // "breaking", "any" or "" (never)
 	Breaking   int       `json:"breaking"`
 	Compatible int       `json:"compatible"`
+	Accepted   int       `json:"accepted"`
 	Changes    []change  `json:"changes"`
 }
 
@@ -43,6 +44,8 @@ func runDiff(ctx context.Context, inv *invocation, args []string) error {
 	var markdown bool
 	fs.StringVar(&failOn, "fail-on", "", "exit 1 when there are `breaking|any` changes (default: never)")
 	fs.BoolVar(&markdown, "markdown", false, "print Markdown, for a pull-request comment")
+	var acceptFile string
+	fs.StringVar(&acceptFile, "accept", "", "known changes that do not fail the job: `FILE` of lines KIND NAME (tool echo, prompt greet, …)")
 	inv.junitFlag(fs)
 	pos, tail, hasTail, err := parseArgs(fs, args)
 	if err != nil {
@@ -59,11 +62,6 @@ func runDiff(ctx context.Context, inv *invocation, args []string) error {
 	}
 	// The sides in the order given: positionals, then --demo, then the
 	// command after --.
-	type sideArg struct {
-		word, demo string
-		tail       []string
-		hasTail    bool
-	}
 	var sides []sideArg
 	for _, p := range pos {
 		sides = append(sides, sideArg{word: p})
@@ -77,33 +75,53 @@ func runDiff(ctx context.Context, inv *invocation, args []string) error {
 	if len(sides) != 2 {
 		return usageErr("diff takes two sides, OLD and NEW: snapshot files or live TARGETs (got %d)", len(sides))
 	}
-	rep := &diffReport{docHeader: inv.header(true), FailOn: failOn, Changes: []change{}}
-	for i, sa := range sides {
-		stf := tf
-		stf.demo = demoFlag{mode: sa.demo}
-		side, err := inv.diffSide(ctx, &stf, sa.word, sa.tail, sa.hasTail)
-		if err != nil {
+	var accept []acceptRule
+	if acceptFile != "" {
+		if accept, err = readAccept(inv.env.Dir, acceptFile); err != nil {
 			return err
 		}
-		if i == 0 {
-			rep.Old = side
-		} else {
-			rep.New = side
+	}
+	rep := &diffReport{docHeader: inv.header(true), FailOn: failOn, Changes: []change{}}
+	// Files first: a live side declares what a snapshot file's client
+	// declared, so that the server offers it the same surface.
+	got := make([]*diffSide, len(sides))
+	for pass := 0; pass < 2; pass++ {
+		for i, sa := range sides {
+			if got[i] != nil || (pass == 0 && !sa.maybeFile()) {
+				continue
+			}
+			stf := tf
+			stf.demo = demoFlag{mode: sa.demo}
+			stf.pinned = pinnedClient(got)
+			side, err := inv.diffSide(ctx, &stf, sa.word, sa.tail, sa.hasTail, pass == 0)
+			if err != nil {
+				return err
+			}
+			got[i] = side
 		}
+	}
+	rep.Old, rep.New = got[0], got[1]
+	if a, b := rep.Old.snap.Client, rep.New.snap.Client; a != nil && b != nil && !a.Same(b) {
+		inv.say("warning: the two sides were taken with different client declarations (revision, capabilities or roots): a change may come from the client, not the server\n")
 	}
 	changes, err := surface.Diff(rep.Old.snap, rep.New.snap)
 	if err != nil {
 		return fail(ExitUsage, phaseUsage, err)
 	}
 	rep.Changes = nonNil(changes)
-	for _, c := range rep.Changes {
-		if c.Class == classBreaking {
+	for i := range rep.Changes {
+		c := &rep.Changes[i]
+		switch {
+		case accepted(accept, c):
+			c.Accepted = true
+			rep.Accepted++
+		case c.Class == classBreaking:
 			rep.Breaking++
-		} else {
+		default:
 			rep.Compatible++
 		}
 	}
-	tripped := (failOn == "breaking" && rep.Breaking > 0) || (failOn == "any" && len(rep.Changes) > 0)
+	tripped := (failOn == "breaking" && rep.Breaking > 0) || (failOn == "any" && rep.Breaking+rep.Compatible > 0)
 	rep.OK = !tripped
 	if tripped {
 		inv.exit = ExitServer
@@ -125,8 +143,33 @@ func runDiff(ctx context.Context, inv *invocation, args []string) error {
 	return nil
 }
 
+// A sideArg is one side as given: a word (a file, a name, a URL), --demo,
+// or the command after --.
+type sideArg struct {
+	word, demo string
+	tail       []string
+	hasTail    bool
+}
+
+// maybeFile says whether the side may be a snapshot file.
+func (sa sideArg) maybeFile() bool {
+	return sa.word != "" && sa.demo == "" && !sa.hasTail && !isURL(sa.word)
+}
+
+// pinnedClient is the client declared by the first snapshot file loaded
+// that recorded one.
+func pinnedClient(sides []*diffSide) *surface.Client {
+	for _, s := range sides {
+		if s != nil && s.Kind == "file" && s.snap.Client != nil {
+			return s.snap.Client
+		}
+	}
+	return nil
+}
+
 // diffSide loads one side: a snapshot file, or a live server.
-func (inv *invocation) diffSide(ctx context.Context, tf *targetFlags, word string, tail []string, hasTail bool) (*diffSide, error) {
+// With filesOnly, a side that is not a file is left for later (nil).
+func (inv *invocation) diffSide(ctx context.Context, tf *targetFlags, word string, tail []string, hasTail, filesOnly bool) (*diffSide, error) {
 	switch {
 	case tf.demo.mode == "http":
 		word = "--demo=http"
@@ -154,6 +197,9 @@ func (inv *invocation) diffSide(ctx context.Context, tf *targetFlags, word strin
 				"make one with: "+inv.suggest("snapshot")+" TARGET -o "+word)
 		}
 	}
+	if filesOnly {
+		return nil, nil
+	}
 	var pos []string
 	if word != "" && !hasTail && tf.demo.mode == "" {
 		pos = []string{word}
@@ -168,7 +214,11 @@ func (inv *invocation) diffSide(ctx context.Context, tf *targetFlags, word strin
 		return nil, err
 	}
 	defer conn.Close()
-	snap, err := inv.takeSnapshot(ctx, t, conn)
+	decl := clientDecl{elicit: "none", sample: "none"}
+	if tf.pinned != nil && tf.pinned.DeclaresElicitation() {
+		decl.elicit = "decline"
+	}
+	snap, err := inv.takeSnapshot(ctx, t, tf, conn, decl)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +230,11 @@ func changeSummary(rep *diffReport) string {
 	if len(rep.Changes) == 0 {
 		return "no changes"
 	}
-	return plural(rep.Breaking, "breaking change") + ", " + plural(rep.Compatible, "compatible change")
+	s := plural(rep.Breaking, "breaking change") + ", " + plural(rep.Compatible, "compatible change")
+	if rep.Accepted > 0 {
+		s += ", " + plural(rep.Accepted, "accepted change")
+	}
+	return s
 }
 
 // sideName names a side for people: its source, and the server's
@@ -211,7 +265,10 @@ func (inv *invocation) printDiff(rep *diffReport) {
 	section := func(class, title, mark string) {
 		var lines []string
 		for _, c := range rep.Changes {
-			if c.Class == class {
+			switch {
+			case class == "accepted" && c.Accepted:
+				lines = append(lines, acceptedLine(c))
+			case c.Class == class && !c.Accepted:
 				lines = append(lines, changeLine(c))
 			}
 		}
@@ -225,6 +282,7 @@ func (inv *invocation) printDiff(rep *diffReport) {
 	}
 	section(classBreaking, "Breaking", inv.red("✗"))
 	section(classCompatible, "Compatible", inv.green("+"))
+	section("accepted", "Accepted (--accept)", "~")
 	inv.printf("\n%s\n", changeSummary(rep))
 }
 
@@ -246,7 +304,12 @@ func diffMarkdown(rep *diffReport) string {
 	b.WriteString("| | item | change |\n|---|---|---|\n")
 	for _, c := range rep.Changes {
 		class := "compatible"
-		if c.Class == classBreaking {
+		switch {
+		case c.Accepted && c.Class == classBreaking:
+			class = "accepted breaking"
+		case c.Accepted:
+			class = "accepted compatible"
+		case c.Class == classBreaking:
 			class = "**breaking**"
 		}
 		what := c.Item
@@ -265,9 +328,12 @@ func diffMarkdown(rep *diffReport) string {
 	return b.String()
 }
 
-// diffJUnit adds one test case per item compared: tools, prompts,
-// resources, templates, capabilities and the server. A case fails when it
-// holds a change that --fail-on counts (breaking ones by default).
+// diffJUnit adds one test case per change that --fail-on counts (each
+// breaking one by default, every one with --fail-on any), failed, so that
+// the failures are the text's count ("7 breaking changes", 7 failures);
+// and one passing case per other item compared (tools, prompts,
+// resources, templates, the server), which holds its compatible and
+// accepted changes.
 func (inv *invocation) diffJUnit(rep *diffReport) {
 	suite := inv.junit.suite("diff " + rep.Old.Source + " → " + rep.New.Source)
 	type item struct{ kind, name string }
@@ -304,20 +370,26 @@ func (inv *invocation) diffJUnit(rep *diffReport) {
 		changes[it] = append(changes[it], c)
 	}
 	for _, it := range order {
-		var failing, other []string
+		var other []string
+		failed := false
 		for _, c := range changes[it] {
 			line := c.Class + ": " + c.Message
-			if c.Class == classBreaking || rep.FailOn == "any" {
-				failing = append(failing, line)
-			} else {
+			switch {
+			case c.Accepted:
+				other = append(other, "accepted "+line)
+			case c.Class == classBreaking || rep.FailOn == "any":
+				failed = true
+				name := it.kind + " " + it.name
+				if c.Path != "" {
+					name += " " + c.Path
+				}
+				suite.fail("diff."+it.kind, name+" "+c.Change, 0, fmt.Sprintf("%s %s: %s", it.kind, it.name, line), line)
+			default:
 				other = append(other, line)
 			}
 		}
-		class := "diff." + it.kind
-		if len(failing) > 0 {
-			suite.fail(class, it.kind+" "+it.name, 0, fmt.Sprintf("%s %s: %s", it.kind, it.name, failing[0]), strings.Join(append(failing, other...), "\n"))
-		} else {
-			suite.pass(class, it.kind+" "+it.name, 0, strings.Join(other, "\n"))
+		if !failed {
+			suite.pass("diff."+it.kind, it.kind+" "+it.name, 0, strings.Join(other, "\n"))
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/protocol/surface"
 )
 
 // interactions builds the session callbacks: how elicitation and
@@ -50,6 +51,7 @@ func (inv *invocation) interactions(xf *interactionFlags, ev *events) (protocol.
 			popts.Elicit = inv.elicitInteractive
 			popts.ElicitURL = true // a person can open a URL
 		}
+	case "none": // declare no elicitation
 	case "defaults":
 		popts.Elicit = elicitDefaults
 	case "decline", "cancel":
@@ -82,6 +84,55 @@ func (inv *invocation) interactions(xf *interactionFlags, ev *events) (protocol.
 		popts.Sample = sampleFrom(canned)
 	}
 	return popts, nil
+}
+
+// A clientDecl says how a session answers elicitation ("none",
+// "interactive", "defaults", "decline", "cancel", "file") and sampling
+// ("none", "canned"), for a snapshot's record of the client.
+type clientDecl struct{ elicit, sample string }
+
+// declOf names the answering modes the options were built with.
+func declOf(xf *interactionFlags, popts *protocol.Options) clientDecl {
+	d := clientDecl{elicit: "none", sample: "none"}
+	switch {
+	case popts.Elicit == nil:
+	case xf.elicit == "":
+		d.elicit = "interactive"
+	case xf.elicit == "defaults" || xf.elicit == "decline" || xf.elicit == "cancel":
+		d.elicit = xf.elicit
+	default:
+		d.elicit = "file"
+	}
+	if popts.Sample != nil {
+		d.sample = "canned"
+	}
+	return d
+}
+
+// pinnedOptions are the session options that declare what a snapshot's
+// client declared: elicitation (declined), sampling (refused) and the
+// roots it offered; the revision is pinned by the caller.
+func pinnedOptions(c *surface.Client) protocol.Options {
+	var o protocol.Options
+	if c.DeclaresElicitation() {
+		o.Elicit = func(context.Context, *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+			return &protocol.ElicitResult{Action: "decline"}, nil
+		}
+		o.ElicitURL = c.DeclaresURLElicitation()
+	}
+	if c.DeclaresSampling() {
+		o.Sample = func(context.Context, json.RawMessage) (any, error) {
+			return nil, &protocol.Error{Code: -1, Message: "mcpwire diff answers no sampling request"}
+		}
+	}
+	if c.DeclaresRoots() {
+		roots := make([]protocol.Root, 0, len(c.Roots))
+		for _, u := range c.Roots {
+			roots = append(roots, protocol.Root{URI: u})
+		}
+		o.Roots = func(context.Context) ([]protocol.Root, error) { return roots, nil }
+	}
+	return o
 }
 
 // readAnswerFile reads a JSON file given to --elicit or --sample.

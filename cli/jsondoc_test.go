@@ -464,6 +464,15 @@ type jSnapshot struct {
 		MimeType    string `json:"mimeType,omitempty"`
 	} `json:"resourceTemplates"`
 	Prompts []jPrompt `json:"prompts"`
+	Client  *struct {
+		Protocol         string         `json:"protocol"`
+		Era              string         `json:"era"`
+		Capabilities     map[string]any `json:"capabilities"`
+		Roots            []string       `json:"roots"`
+		Elicitation      string         `json:"elicitation"`
+		ElicitationModes []string       `json:"elicitationModes"`
+		Sampling         string         `json:"sampling"`
+	} `json:"client,omitempty"`
 }
 
 type jSnapshotOut struct {
@@ -485,13 +494,15 @@ type jDiff struct {
 	FailOn     string    `json:"failOn"`
 	Breaking   int       `json:"breaking"`
 	Compatible int       `json:"compatible"`
+	Accepted   int       `json:"accepted"`
 	Changes    []struct {
-		Class   string `json:"class"`
-		Item    string `json:"item"`
-		Name    string `json:"name"`
-		Path    string `json:"path"`
-		Change  string `json:"change"`
-		Message string `json:"message"`
+		Class    string `json:"class"`
+		Item     string `json:"item"`
+		Name     string `json:"name"`
+		Path     string `json:"path"`
+		Change   string `json:"change"`
+		Message  string `json:"message"`
+		Accepted bool   `json:"accepted,omitempty"`
 	} `json:"changes"`
 }
 

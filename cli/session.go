@@ -14,6 +14,9 @@ type sessionRun struct {
 	rest []string // the positionals after the target
 	tf   targetFlags
 	ev   *events
+	// decl is how the session answers what a person or a model would:
+	// recorded in a snapshot with the capabilities declared.
+	decl clientDecl
 }
 
 // close ends the session and what resolving the target started.
@@ -47,8 +50,14 @@ func (inv *invocation) openSession(ctx context.Context, name string, args []stri
 		r.t.stop()
 		return nil, err
 	}
+	if name == "snapshot" && xf.elicit == "" {
+		// A snapshot declares the same on a terminal as in a pipe: a
+		// server may offer more tools to a client that can elicit.
+		xf.elicit = "none"
+	}
 	r.ev = inv.newEvents(xf.events)
 	popts, err := inv.interactions(&xf, r.ev)
+	r.decl = declOf(&xf, &popts)
 	if err == nil {
 		r.conn, err = inv.connect(ctx, r.t, &r.tf, popts)
 	}

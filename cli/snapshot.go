@@ -43,7 +43,7 @@ func runSnapshot(ctx context.Context, inv *invocation, args []string) error {
 		return err
 	}
 	inv.atExit(r.close) // after the output
-	snap, err := inv.takeSnapshot(ctx, r.t, r.conn)
+	snap, err := inv.takeSnapshot(ctx, r.t, &r.tf, r.conn, r.decl)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func runSnapshot(ctx context.Context, inv *invocation, args []string) error {
 // takeSnapshot lists everything the server offers and normalizes it. A
 // list that fails fails the snapshot: a surface with a hole would read
 // as removals in a diff.
-func (inv *invocation) takeSnapshot(ctx context.Context, t *target, conn *manager.Conn) (*snapshot, error) {
+func (inv *invocation) takeSnapshot(ctx context.Context, t *target, tf *targetFlags, conn *manager.Conn, decl clientDecl) (*snapshot, error) {
 	spec := t.spec
 	rep := &testReport{Tools: []*protocol.Tool{}}
 	stop := inv.spinner("listing " + spec.Name)
@@ -102,7 +102,27 @@ func (inv *invocation) takeSnapshot(ctx context.Context, t *target, conn *manage
 	if err != nil {
 		return nil, fail(ExitServer, manager.PhaseList, fmt.Errorf("server %s: %v", spec.Name, err))
 	}
+	if snap.Client, err = inv.snapshotClient(tf, conn, decl); err != nil {
+		return nil, fail(ExitServer, manager.PhaseList, fmt.Errorf("server %s: %v", spec.Name, err))
+	}
 	return snap, nil
+}
+
+// snapshotClient is what the session declared, for the snapshot.
+func (inv *invocation) snapshotClient(tf *targetFlags, conn *manager.Conn, decl clientDecl) (*surface.Client, error) {
+	var uris []string
+	if len(tf.roots) == 0 && tf.pinned != nil {
+		uris = tf.pinned.Roots
+	} else if len(tf.roots) > 0 {
+		roots, err := rootsFrom(inv.env.Dir, tf.roots)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range roots {
+			uris = append(uris, r.URI)
+		}
+	}
+	return surface.NewClient(conn.ProtocolVersion(), conn.ClientCapabilities(), uris, decl.elicit, decl.sample)
 }
 
 // plural says "1 tool", "2 tools".

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/manager"
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/protocol/surface"
 )
 
 // targetFlags are the flags of every command that talks to a server.
@@ -39,6 +40,9 @@ type targetFlags struct {
 	maxMessage byteSize
 	// traceparent puts every request in a trace (else $TRACEPARENT).
 	traceparent string
+	// pinned is the client a snapshot declared, which a live side of
+	// diff declares too (nil: what the command's flags say).
+	pinned *surface.Client
 }
 
 func (tf *targetFlags) register(fs *flag.FlagSet) {
@@ -247,6 +251,10 @@ func (inv *invocation) dialOptions(t *target, tf *targetFlags, popts protocol.Op
 		popts.ClientName = "mcpwire"
 		popts.ClientVersion = clientVersion()
 	}
+	if tf.pinned != nil {
+		pin := pinnedOptions(tf.pinned)
+		popts.Elicit, popts.ElicitURL, popts.Sample, popts.Roots = pin.Elicit, pin.ElicitURL, pin.Sample, pin.Roots
+	}
 	if len(tf.roots) > 0 {
 		roots, err := rootsFrom(inv.env.Dir, tf.roots)
 		if err != nil {
@@ -259,6 +267,8 @@ func (inv *invocation) dialOptions(t *target, tf *targetFlags, popts protocol.Op
 			return nil, usageErr("--protocol %q: mcpwire speaks %s", tf.protocol, strings.Join(protocol.SupportedVersions(), ", "))
 		}
 		spec.ProtocolVersion = tf.protocol
+	} else if tf.pinned != nil && protocol.IsSupported(tf.pinned.Protocol) {
+		spec.ProtocolVersion = tf.pinned.Protocol
 	} else if spec.ProtocolVersion == "" {
 		pin, err := inv.protocolPin()
 		if err != nil {

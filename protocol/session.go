@@ -377,6 +377,12 @@ func (s *Session) clientCapabilities(version string) map[string]any {
 	return caps
 }
 
+// ClientCapabilities is what the session declared (or declares, in the
+// modern era, on every request) for the revision it speaks.
+func (s *Session) ClientCapabilities() map[string]any {
+	return s.clientCapabilities(s.ProtocolVersion())
+}
+
 // Init returns the server's answer to initialize; in the modern era, the
 // same fields from server/discover (ProtocolVersion is the revision the
 // session speaks, ServerInfo the serverInfo of the discover answer's _meta).

@@ -33,6 +33,9 @@ type Change struct {
 	// Change is a stable code: added, removed, type-changed, …
 	Change  string `json:"change"`
 	Message string `json:"message"`
+	// Accepted marks a change the caller listed as known (diff --accept):
+	// shown, but failing nothing.
+	Accepted bool `json:"accepted,omitempty"`
 }
 
 // differ collects the changes between two snapshots.

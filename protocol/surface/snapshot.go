@@ -31,6 +31,9 @@ type Snapshot struct {
 	Resources         []*Resource        `json:"resources"`
 	ResourceTemplates []*Template        `json:"resourceTemplates"`
 	Prompts           []*protocol.Prompt `json:"prompts"`
+	// Client is what mcpwire declared when the snapshot was taken; nil
+	// in a snapshot written before it was recorded.
+	Client *Client `json:"client,omitempty"`
 }
 
 // ServerInfo is the server's identity in a snapshot.
@@ -194,6 +197,13 @@ func Read(name string, data []byte) (*Snapshot, error) {
 		if len(t.InputSchema) == 0 {
 			t.InputSchema = json.RawMessage(`{"type":"object"}`)
 		}
+	}
+	if s.Client != nil && len(s.Client.Capabilities) > 0 {
+		caps, err := NormalizeJSON(s.Client.Capabilities)
+		if err != nil {
+			return nil, fmt.Errorf("%s: client.capabilities: %v", name, err)
+		}
+		s.Client.Capabilities = caps
 	}
 	s.sort()
 	return &s, s.check(name + ": ")
