@@ -111,6 +111,9 @@ func newMCPServer(opts *Options) *mcpserver.Server {
 	if opts.Garbage {
 		o.Garbage = garbageLine
 	}
+	if opts.Conformance {
+		conformanceOptions(&o)
+	}
 	if opts.HangInitialize {
 		o.Hold = func(ctx context.Context) error {
 			d.logf("demo: not answering initialize (--hang-initialize)")

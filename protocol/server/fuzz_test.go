@@ -16,3 +16,20 @@ func FuzzCursor(f *testing.F) {
 		}
 	})
 }
+
+// FuzzOpenState: only what SealState sealed opens, and to what it sealed.
+func FuzzOpenState(f *testing.F) {
+	s := New(Options{})
+	for _, seed := range []string{"", ".", "a.b", s.SealState("round1"), s.SealState("") + "x"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, sealed string) {
+		state, ok := s.OpenState(sealed)
+		if ok && s.SealState(state) != sealed {
+			t.Fatalf("%q opened to %q, which seals differently", sealed, state)
+		}
+		if got, ok := s.OpenState(s.SealState(sealed)); !ok || got != sealed {
+			t.Fatalf("sealing %q does not round-trip", sealed)
+		}
+	})
+}

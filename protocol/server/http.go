@@ -194,6 +194,7 @@ type sseStream struct {
 	done      bool // no more events will come
 	abort     bool // drop the connection instead of ending cleanly
 	attached  bool // a GET is consuming the (standalone) stream
+	cut       bool // the consumer is to end its response (CloseStream)
 	wake      chan struct{}
 }
 
@@ -242,6 +243,15 @@ func (st *sseStream) since(next int) (evs [][]byte, first int, done, abort bool,
 	return evs, next, st.done, st.abort, st.wake
 }
 
+// takeCut reports (once) whether CloseStream asked the consumer to end.
+func (st *sseStream) takeCut() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	c := st.cut
+	st.cut = false
+	return c
+}
+
 func (st *sseStream) setDelivered(seq int) {
 	st.mu.Lock()
 	if seq > st.delivered {
@@ -269,6 +279,19 @@ func (p *httpPeer) targets(method string) []*sseStream {
 		out = append(out, p.sess.standalone)
 	}
 	return out
+}
+
+// closeStream ends the response that carries the request's SSE stream;
+// the client resumes it with a GET and Last-Event-ID.
+func (p *httpPeer) closeStream() bool {
+	if p.stream == nil {
+		return false
+	}
+	p.stream.mu.Lock()
+	p.stream.cut = true
+	p.stream.signal()
+	p.stream.mu.Unlock()
+	return true
 }
 
 // encodeNotification is the line of a notification.
@@ -493,7 +516,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	req, isReq := msgs[0].(*jsonrpc.Request)
 	isCall := isReq && !req.IsNotification()
-	if isCall && h.srv.opts.Era != EraLegacy && req.Method != "initialize" && hasModernMeta(req.Params) {
+	if isCall && h.srv.opts.Era != EraLegacy && (hasModernMeta(req.Params) || h.modernHeaders(r)) {
 		h.postModern(w, r, req)
 		return
 	}
@@ -541,6 +564,13 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	} else {
 		h.answerJSON(w, r, sess, req)
 	}
+}
+
+// modernHeaders reports whether a request without a session says it is of
+// the modern era in its headers (its _meta is then wrong, and that is the
+// answer it gets).
+func (h *HTTPHandler) modernHeaders(r *http.Request) bool {
+	return r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("MCP-Protocol-Version") == ModernVersion
 }
 
 func newSessionID() string {
@@ -627,7 +657,11 @@ func (h *HTTPHandler) answerSSE(w http.ResponseWriter, r *http.Request, sess *ht
 		return
 	}
 	if prime {
-		fmt.Fprintf(w, "id: %s-0\ndata: \n\n", st.id)
+		retry := ""
+		if ms := h.srv.opts.RetryMillis; ms > 0 {
+			retry = "retry: " + strconv.Itoa(ms) + "\n"
+		}
+		fmt.Fprintf(w, "id: %s-0\n%sdata: \n\n", st.id, retry)
 	}
 	h.pump(w, r, sess, st, 1)
 }
@@ -718,6 +752,9 @@ func (h *HTTPHandler) pump(w http.ResponseWriter, r *http.Request, sess *httpSes
 		}
 		if done {
 			sess.dropStream(st)
+			return
+		}
+		if st.takeCut() {
 			return
 		}
 		select {

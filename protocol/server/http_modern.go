@@ -96,6 +96,12 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 		_ = json.Unmarshal(req.Params, &p)
 		_ = json.Unmarshal(p.Meta[MetaVersion], &version)
 	}
+	if err != nil && version == "" {
+		// No protocol version in _meta: the request's own error (-32602)
+		// comes before any header's.
+		writeError(w, statusOf(err), req.ID, err)
+		return
+	}
 	if herr := CheckHeaders(req, version, func(name string) (string, bool) { return headerValue(r, name) }, h.srv.opts.MirroredParams); herr != nil {
 		writeError(w, http.StatusBadRequest, req.ID, herr)
 		return
@@ -186,15 +192,33 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 		w.Write(final)
 		return
 	}
-	sseHeaders(w)
 	rc := http.NewResponseController(w)
 	if h.srv.opts.DropAfterPriming && req.Method != "subscriptions/listen" && h.drops.Add(1)%2 == 1 {
+		sseHeaders(w)
 		fmt.Fprintf(w, ": dropping this stream (DropAfterPriming)\n\n")
 		rc.Flush()
 		cancel()
 		<-done
 		return
 	}
+	// The stream starts with the request's first message: an error
+	// answered before any is a JSON answer with its HTTP status (400,
+	// 404), as the modern era asks.
+	var first []byte
+	select {
+	case first = <-out:
+	case <-done:
+	case <-r.Context().Done():
+		gone()
+		return
+	}
+	if first == nil && !crashed && final != nil && status != http.StatusOK {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(final)
+		return
+	}
+	sseHeaders(w)
 	rc.Flush()
 	seq := 0
 	write := func(b []byte) bool {
@@ -203,6 +227,10 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 			return false
 		}
 		return rc.Flush() == nil
+	}
+	if first != nil && !write(first) {
+		gone()
+		return
 	}
 	if !relay(write) {
 		gone()

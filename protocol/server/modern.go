@@ -150,8 +150,12 @@ func (s *Session) handleModern(ctx context.Context, p Peer, req *jsonrpc.Request
 	}
 	var ir *InputRequired
 	if errors.As(err, &ir) {
-		return map[string]any{"resultType": "input_required", "inputRequests": ir.Requests, "requestState": ir.State,
-			"_meta": map[string]any{MetaServerInfo: o.ServerInfo()}}, nil
+		res := map[string]any{"resultType": "input_required", "inputRequests": ir.Requests,
+			"_meta": map[string]any{MetaServerInfo: o.ServerInfo()}}
+		if ir.State != "" {
+			res["requestState"] = ir.State
+		}
+		return res, nil
 	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) && je.Code == CodeResourceNotFound {

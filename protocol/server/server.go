@@ -123,6 +123,15 @@ type AfterReply struct {
 	Then   func()
 }
 
+// CloseStream ends the HTTP response that carries the request's SSE
+// stream now (SEP-1699 polling): what follows waits for the client's GET
+// with Last-Event-ID. It reports false where there is no such stream
+// (stdio, JSON answers, the modern era).
+func CloseStream(p Peer) bool {
+	c, ok := p.(interface{ closeStream() bool })
+	return ok && c.closeStream()
+}
+
 // Options configures a Server. NewSession is required.
 type Options struct {
 	Era           string   // EraDual (""), EraModern or EraLegacy
@@ -168,6 +177,7 @@ type Options struct {
 	Stateless        bool   // no sessions; GET and DELETE answer 405
 	ExpireAfter      int    // forget a session after this many requests (0 = never)
 	DropAfterPriming bool   // close each SSE answer after its priming event
+	RetryMillis      int    // the retry of SSE priming events (0: none)
 	BearerToken      string // the bearer token every request must carry, if set
 	ResourceName     string // resource_name of the protected resource metadata
 	// AllowOrigin decides a request's Origin header (when present); nil
@@ -178,8 +188,9 @@ type Options struct {
 
 // A Server serves MCP with a Handler per session.
 type Server struct {
-	opts Options
-	logw io.Writer
+	opts  Options
+	logw  io.Writer
+	state *stateKey
 }
 
 // New returns a Server with opts.
@@ -203,7 +214,7 @@ func New(opts Options) *Server {
 	if w == nil {
 		w = io.Discard
 	}
-	return &Server{opts: opts, logw: w}
+	return &Server{opts: opts, logw: w, state: newStateKey()}
 }
 
 // Logf writes a diagnostic line with the server's prefix.

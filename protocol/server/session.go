@@ -13,7 +13,7 @@ import (
 // that initialize opened.
 func (s *Session) Handle(ctx context.Context, p Peer, req *jsonrpc.Request) (any, error) {
 	o := &s.srv.opts
-	if o.Era != EraLegacy && req.Method != "initialize" && hasModernMeta(req.Params) {
+	if o.Era != EraLegacy && hasModernMeta(req.Params) {
 		return s.handleModern(ctx, p, req)
 	}
 	switch req.Method {

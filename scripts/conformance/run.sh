@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # run.sh runs the client scenarios of the MCP conformance suite against
-# mcpwire, through the adapter scripts/conformance/client.sh, and judges
-# each by the runner's exit code for that single scenario (the strictest
+# mcpwire, through the adapter scripts/conformance/client.sh, and its server
+# scenarios against the demo server (`mcpwire serve-demo --conformance
+# --http 127.0.0.1:0`, the package protocol/server with the suite's
+# fixtures), and judges each by the runner's exit code for that single
+# scenario (the strictest
 # verdict: any FAILURE or WARNING check, a timeout, or a non-zero client
 # exit fails it); a scenario whose checks were all SKIPPED fails too (it
 # tested nothing).
@@ -22,6 +25,12 @@
 #   extensions  0.2.0-alpha.12: the auth extension scenarios (DPoP, DPoP
 #               nonces, workload identity, client credentials, enterprise
 #               managed authorization) and the Skills ones (sep-2640-client-*)
+#   server        0.1.16: every server scenario of `list --server`, and
+#               server-sse-polling (not in its active suite)
+#   server-legacy 0.2.0-alpha.12 at --spec-version 2025-11-25: every server
+#               scenario of that version
+#   server-modern 0.2.0-alpha.12 at --spec-version 2026-07-28: the server
+#               scenarios `list --server --requirements 2026-07-28` scores
 #
 # A scenario listed in scripts/conformance/expected-failures.txt (as
 # "RUN SCENARIO", or a bare scenario name for the stable run) may fail; one
@@ -76,11 +85,11 @@ if [[ -z "${MCPWIRE_BIN:-}" ]]; then
 fi
 
 # suite_of and flags_of say which package and flags a run uses.
-suite_of() { [[ $1 == stable ]] && echo "$stable" || echo "$alpha"; }
+suite_of() { [[ $1 == stable || $1 == server ]] && echo "$stable" || echo "$alpha"; }
 flags_of() {
 	case $1 in
-	modern) echo "--spec-version 2026-07-28" ;;
-	legacy) echo "--spec-version 2025-11-25" ;;
+	modern | server-modern) echo "--spec-version 2026-07-28" ;;
+	legacy | server-legacy) echo "--spec-version 2025-11-25" ;;
 	*) echo "" ;;
 	esac
 }
@@ -100,6 +109,12 @@ scenarios_of() {
 			echo "  - $s"
 		done
 		;;
+	server)
+		"$node22" "$stable" list --server
+		echo "  - server-sse-polling"
+		;;
+	server-legacy) "$node22" "$alpha" list --server --spec-version 2025-11-25 ;;
+	server-modern) "$node22" "$alpha" list --server --requirements 2026-07-28 | sed -n '/^Server scenarios/,/^$/p' ;;
 	esac | sed -n 's/^ *- \([^ ]*\).*/\1/p'
 }
 
@@ -113,7 +128,7 @@ while IFS= read -r line; do
 	if [[ -n "${b:-}" ]]; then expected["$a $b"]=1; else expected["stable $a"]=1; fi
 done <"$expected_file"
 
-all_runs=(stable modern legacy extensions)
+all_runs=(stable modern legacy extensions server server-legacy server-modern)
 declare -A picked=()   # run -> "only these" (space separated), or "*"
 if [[ $# -eq 0 ]]; then
 	for r in "${all_runs[@]}"; do picked[$r]="*"; done
@@ -165,12 +180,34 @@ done
 # checks and all of them SKIPPED.
 all_skipped() {
 	local f
-	f=$(ls -t "$out/$1/results/$2"-*/checks.json 2>/dev/null | head -n 1)
+	f=$(ls -t "$out/$1/results/$2"-*/checks.json "$out/$1/results/server-$2"-*/checks.json 2>/dev/null | head -n 1)
 	[[ -n "$f" ]] || return 1
 	"$node22" -e '
 const c = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
 process.exit(Array.isArray(c) && c.length > 0 && c.every((x) => x.status === "SKIPPED") ? 0 : 1);' "$f"
 }
+
+# Each server run has its own demo server, started here and stopped at
+# exit; server_url says where it listens.
+declare -A server_url=()
+server_pids=()
+stop_servers() { for p in "${server_pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+trap stop_servers EXIT
+for run in server server-legacy server-modern; do
+	[[ -n "${picked[$run]:-}" ]] || continue
+	"$MCPWIRE_BIN" serve-demo --conformance --http 127.0.0.1:0 >"$out/$run/server.out" 2>"$out/$run/server.log" &
+	server_pids+=($!)
+	for _ in $(seq 100); do
+		url=$(sed -n 's/^listening on //p' "$out/$run/server.out")
+		[[ -n "$url" ]] && break
+		sleep 0.1
+	done
+	if [[ -z "$url" ]]; then
+		echo "conformance: the demo server of $run did not start; its log: ${out#"$root"/}/$run/server.log" >&2
+		exit 1
+	fi
+	server_url[$run]=$url
+done
 
 # one runs a scenario and writes "RUN SCENARIO VERDICT SECONDS" to its
 # result file.
@@ -182,10 +219,18 @@ one() {
 	# shell it started: exec makes that shell the adapter, which passes
 	# the signal on to mcpwire. The outer bound catches a hung runner.
 	# shellcheck disable=SC2046
-	timeout --kill-after=10 $((timeout_ms / 1000 + 90)) \
-		env NO_COLOR=1 MCPWIRE_CONFORMANCE_RUN="$run" "$node22" "$(suite_of "$run")" client \
-		--command "exec bash $adapter" --scenario "$s" $(flags_of "$run") \
-		--timeout "$timeout_ms" -o "$out/$run/results" >"$log" 2>&1 || rc=$?
+	if [[ -n "${server_url[$run]:-}" ]]; then
+		# shellcheck disable=SC2046
+		timeout --kill-after=10 $((timeout_ms / 1000 + 90)) \
+			env NO_COLOR=1 "$node22" "$(suite_of "$run")" server --url "${server_url[$run]}" \
+			--scenario "$s" $(flags_of "$run") -o "$out/$run/results" >"$log" 2>&1 || rc=$?
+	else
+		# shellcheck disable=SC2046
+		timeout --kill-after=10 $((timeout_ms / 1000 + 90)) \
+			env NO_COLOR=1 MCPWIRE_CONFORMANCE_RUN="$run" "$node22" "$(suite_of "$run")" client \
+			--command "exec bash $adapter" --scenario "$s" $(flags_of "$run") \
+			--timeout "$timeout_ms" -o "$out/$run/results" >"$log" 2>&1 || rc=$?
+	fi
 	secs=$(awk -v ns=$(($(date +%s%N) - start)) 'BEGIN { printf "%.1f", ns / 1e9 }')
 	# A scenario whose checks were all skipped tested nothing: failed.
 	if [[ $rc -eq 0 ]] && all_skipped "$run" "$s"; then
@@ -205,16 +250,19 @@ one() {
 }
 
 running=0
+task_pids=()
 for t in "${tasks[@]}"; do
 	read -r run s <<<"$t"
 	one "$run" "$s" &
+	task_pids+=($!)
 	running=$((running + 1))
 	if [[ $running -ge $jobs ]]; then
-		wait -n || true
+		wait -n || true # the demo servers run on: a scenario ended
 		running=$((running - 1))
 	fi
 done
-wait
+# The scenarios only: the demo servers run on until exit.
+for p in "${task_pids[@]}"; do wait "$p" 2>/dev/null || true; done
 for t in "${serial[@]}"; do
 	read -r run s <<<"$t"
 	one "$run" "$s"
