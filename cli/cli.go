@@ -70,6 +70,10 @@ type Env struct {
 	// homeArg is --home as given on the command line: the hints' command
 	// lines keep it, so that pasting one reaches the same home.
 	homeArg string
+	// color is --color (always, never or auto; "" is auto); wide is
+	// --wide: tables are never fitted to the terminal.
+	color string
+	wide  bool
 }
 
 // OSEnv returns the Env of this process.
@@ -202,6 +206,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 		env.Program = "mcpwire"
 	}
 	args, home, err := takeHome(args)
+	if err == nil {
+		args, env.color, env.wide, err = takeDisplay(args, env.color, env.wide)
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "%s: error: %v\n", env.Program, err)
 		return ExitUsage
@@ -270,6 +277,37 @@ func takeHome(args []string) (rest []string, home string, err error) {
 		}
 	}
 	return rest, home, nil
+}
+
+// takeDisplay removes the display flags --color=always|never|auto (or
+// --color WHEN) and --wide from args, wherever they are before "--".
+func takeDisplay(args []string, color string, wide bool) (rest []string, _ string, _ bool, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(rest, args[i:]...), color, wide, nil
+		case a == "--wide" || a == "-wide":
+			wide = true
+		case a == "--color" || a == "-color":
+			if i+1 >= len(args) {
+				return nil, "", false, errors.New("--color needs always, never or auto")
+			}
+			color = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--color=") || strings.HasPrefix(a, "-color="):
+			color = a[strings.Index(a, "=")+1:]
+		default:
+			rest = append(rest, a)
+			continue
+		}
+		switch color {
+		case "", "always", "never", "auto":
+		default:
+			return nil, "", false, fmt.Errorf("--color takes always, never or auto, not %q", color)
+		}
+	}
+	return rest, color, wide, nil
 }
 
 // synopsis is the usage line of a command run as prog.

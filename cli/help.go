@@ -79,6 +79,8 @@ func (inv *invocation) printHelp(w io.Writer, c *command, flags []flagInfo) {
 	printFlags(w, []flagInfo{
 		{Name: "home", Value: "DIR", Usage: "the home folder (default $MCPWIRE_HOME, else $XDG_CONFIG_HOME/mcpwire, else ~/.config/mcpwire)"},
 		{Name: "json", Usage: "print one JSON document on stdout (\"schema\": 1, \"ok\"; see docs/json.md)"},
+		{Name: "color", Value: "WHEN", Usage: "always, never or auto (default: a terminal; NO_COLOR turns it off, FORCE_COLOR or CLICOLOR_FORCE on)"},
+		{Name: "wide", Usage: "tables as wide as they need: nothing cut to fit the terminal"},
 		{Name: "help", Usage: "this help"},
 	})
 	if len(h.examples) > 0 {

@@ -88,13 +88,16 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return fail(ExitConfig, manager.PhaseConfig, err)
 	}
+	progress := inv.newListProgress(len(cfg.Servers))
+	onChange, onNotice := progress.options()
 	mopts := manager.Options{Config: cfg, Home: h, Environ: inv.env.Environ(), StartupTimeout: *startup,
-		NeedsLogin:  inv.needsLogin(h),
+		NeedsLogin: inv.needsLogin(h), OnChange: onChange, OnNotice: onNotice,
 		ReapOrphans: inv.env.ReapOrphans, Hurry: inv.env.Hurry, ProtocolVersion: pin}
 	m, err := manager.New(mopts)
 	if err != nil {
 		return err
 	}
+	progress.use(m)
 	inv.atExit(func() { m.Close() }) // after the output
 	var fromCache []*manager.CachedList
 	base := map[string]manager.ServerState{}
@@ -121,6 +124,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		}
 		m.Close()
 		m = other
+		progress.use(other)
 		inv.atExit(func() { other.Close() })
 		noConnect = noConnect || len(rest.Servers) == 0
 	}
@@ -133,6 +137,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		stop := inv.spinner(fmt.Sprintf("connecting to %d servers", len(cfg.Servers)))
 		_ = m.Wait(ctx)
 		stop()
+		progress.finish(m.States()) // those whose callback is still on its way
 	}
 	approvals, _ := h.Approvals()
 	states := map[string]manager.ServerState{}
@@ -210,7 +215,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	if inv.junit != nil {
 		inv.listJUnit(entries)
 	}
-	defer inv.listFailures(cfg.Servers, entries, noConnect && !offline)
+	defer inv.listFailures(cfg.Servers, entries, noConnect && !offline, progress)
 	if inv.json {
 		inv.writeJSON(doc)
 		return nil
@@ -288,9 +293,9 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 // "error:" line each (magi-code's rule: a caller that keeps only stderr,
 // or only looks at it, still sees what failed), after the table or the
 // document.
-func (inv *invocation) listFailures(defs []*config.Server, entries []listEntry, noConnect bool) {
+func (inv *invocation) listFailures(defs []*config.Server, entries []listEntry, noConnect bool, progress *listProgress) {
 	for i, e := range entries {
-		if e.Error == nil || !defs[i].Enabled || noConnect && defs[i].Err == nil {
+		if e.Error == nil || !defs[i].Enabled || noConnect && defs[i].Err == nil || progress.saidError(e.Server) {
 			continue
 		}
 		inv.say("error: %s: %s: %s\n", safe.Sanitize(e.Server), e.Error.Phase, cellText(e.Error.Message))

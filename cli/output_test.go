@@ -199,3 +199,55 @@ func TestColour(t *testing.T) {
 		}
 	}
 }
+
+// TestTableKeepsTypedColumns: at 80 columns a long server or tool name is
+// never cut (the target and status shrink instead); --wide cuts nothing.
+func TestTableKeepsTypedColumns(t *testing.T) {
+	long := "a-server-name-someone-will-type-in-full-to-call-it"
+	rows := func() [][]string {
+		return [][]string{{"NAME", "SCOPE", "TARGET", "STATUS"},
+			{long, "project", "npx -y @modelcontextprotocol/server-filesystem /home/someone/projects/one", "✗ spawn: a long reason why it failed to start at all"}}
+	}
+	var out bytes.Buffer
+	inv := newInvocation(Env{Stdout: &out, Getenv: func(string) string { return "" }, StdoutIsTerminal: true, Columns: 80}, &command{name: "list"})
+	inv.table(rows())
+	if !strings.Contains(out.String(), long+"  project") || !strings.Contains(out.String(), "…") {
+		t.Fatalf("at 80 columns, want the name and scope whole and the rest cut:\n%s", out.String())
+	}
+	for _, l := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+		if displayWidth(l) > 79 {
+			t.Fatalf("a line of %d columns on a terminal of 80:\n%s", displayWidth(l), out.String())
+		}
+	}
+	out.Reset()
+	inv = newInvocation(Env{Stdout: &out, Getenv: func(string) string { return "" }, StdoutIsTerminal: true, Columns: 80, wide: true}, &command{name: "list"})
+	inv.table(rows())
+	if strings.Contains(out.String(), "…") {
+		t.Fatalf("--wide cut a cell:\n%s", out.String())
+	}
+}
+
+// TestColourFlags: --color, NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE.
+func TestColourFlags(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		flag string
+		tty  bool
+		want bool
+	}{
+		{nil, "", true, true},
+		{nil, "", false, false},
+		{map[string]string{"FORCE_COLOR": "1"}, "", false, true},
+		{map[string]string{"CLICOLOR_FORCE": "1"}, "", false, true},
+		{map[string]string{"FORCE_COLOR": "0"}, "", false, false},
+		{map[string]string{"NO_COLOR": "1", "FORCE_COLOR": "1"}, "", true, false},
+		{map[string]string{"NO_COLOR": "1"}, "always", false, true},
+		{map[string]string{"FORCE_COLOR": "1"}, "never", true, false},
+		{map[string]string{"TERM": "dumb"}, "", true, false},
+	} {
+		env := Env{Getenv: func(k string) string { return tc.env[k] }, StdoutIsTerminal: tc.tty, color: tc.flag}
+		if got := newInvocation(env, &command{name: "list"}).colour(); got != tc.want {
+			t.Errorf("env %v, --color=%q, terminal %v: colour %v, want %v", tc.env, tc.flag, tc.tty, got, tc.want)
+		}
+	}
+}

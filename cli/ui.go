@@ -174,9 +174,26 @@ func (inv *invocation) redactArgs(args []any) []any {
 	return out
 }
 
-// colour says whether people get colour: a terminal and no NO_COLOR.
+// colour says whether people get colour: --color=always or never if
+// given; else none with NO_COLOR; else always with FORCE_COLOR or
+// CLICOLOR_FORCE (set, and not "0": a CI log that shows colour); else on
+// a terminal that is not TERM=dumb.
 func (inv *invocation) colour() bool {
-	return inv.env.StdoutIsTerminal && inv.env.Getenv("NO_COLOR") == "" && inv.env.Getenv("TERM") != "dumb"
+	switch inv.env.color {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if inv.env.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	for _, v := range []string{"FORCE_COLOR", "CLICOLOR_FORCE"} {
+		if f := inv.env.Getenv(v); f != "" && f != "0" && f != "false" {
+			return true
+		}
+	}
+	return inv.env.StdoutIsTerminal && inv.env.Getenv("TERM") != "dumb"
 }
 
 // paint wraps s in an ANSI colour when colour is on.
@@ -384,6 +401,12 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 	return f.code
 }
 
+// typedColumns are the columns (by header) whose values a person types
+// or reads as words (names, scopes, states): a table never cuts them to
+// fit a terminal; the others (targets, descriptions, messages) shrink.
+var typedColumns = map[string]bool{"NAME": true, "SCOPE": true, "TRANSPORT": true, "APPROVAL": true, "AUTH": true,
+	"TYPE": true, "REQUIRED": true, "URI": true, "TEMPLATE": true, "ARGUMENTS": true, "PHASE": true}
+
 // table prints rows as aligned columns (by display width), the first
 // row as the header. On a terminal of known width, the widest columns are
 // cut (with "…") to fit; in a pipe nothing is cut.
@@ -404,10 +427,13 @@ func (inv *invocation) table(rows [][]string) {
 			}
 		}
 	}
-	if inv.env.StdoutIsTerminal && inv.env.Columns > 0 {
+	if inv.env.StdoutIsTerminal && inv.env.Columns > 0 && !inv.env.wide {
 		floors := make([]int, len(widths))
 		for i := range floors {
 			floors[i] = min(widths[i], max(displayWidth(rows[0][i]), 8))
+			if typedColumns[strings.TrimSpace(rows[0][i])] {
+				floors[i] = widths[i] // what a person types is never cut
+			}
 		}
 		widths = fitColumns(widths, floors, inv.env.Columns-1)
 	}
