@@ -340,6 +340,66 @@ type jConfig struct {
 	} `json:"servers"`
 }
 
+type jSearch struct {
+	Registry string `json:"registry"`
+	Servers  []struct {
+		Name          string   `json:"name"`
+		Title         string   `json:"title"`
+		Description   string   `json:"description"`
+		Version       string   `json:"version"`
+		Status        string   `json:"status"`
+		StatusMessage string   `json:"statusMessage"`
+		Packages      []string `json:"packages"`
+		Remotes       []string `json:"remotes"`
+	} `json:"servers"`
+	Skipped int `json:"skipped"`
+}
+
+type jInstall struct {
+	Servers []struct {
+		Server      string   `json:"server"`
+		Name        string   `json:"name"`
+		Version     string   `json:"version"`
+		Previous    string   `json:"previous"`
+		Result      string   `json:"result"`
+		Source      string   `json:"source"`
+		Scope       string   `json:"scope"`
+		Via         string   `json:"via"`
+		Artifact    string   `json:"artifact"`
+		Digest      string   `json:"digest"`
+		Secrets     []string `json:"secrets"`
+		Warnings    []string `json:"warnings"`
+		PostInstall []string `json:"postInstall"`
+	} `json:"servers"`
+}
+
+type jOutdated struct {
+	Servers []struct {
+		Server        string `json:"server"`
+		Source        string `json:"source"`
+		Name          string `json:"name"`
+		Registry      string `json:"registry"`
+		Installed     string `json:"installed"`
+		Latest        string `json:"latest"`
+		Status        string `json:"status"`
+		StatusMessage string `json:"statusMessage"`
+		Outdated      bool   `json:"outdated"`
+		Problem       string `json:"problem"`
+	} `json:"servers"`
+}
+
+type jSync struct {
+	Lock    string `json:"lock"`
+	Frozen  bool   `json:"frozen"`
+	Servers []struct {
+		Server  string `json:"server"`
+		Name    string `json:"name"`
+		Version string `json:"version"`
+		Result  string `json:"result"`
+		Drift   string `json:"drift"`
+	} `json:"servers"`
+}
+
 type jGet struct {
 	Server     string         `json:"server"`
 	Source     string         `json:"source"`
@@ -576,6 +636,10 @@ var docSections = map[string]reflect.Type{
 	"logout":                               reflect.TypeFor[jLogout](),
 	"add, add-json, rename, remove, enable, disable, approve, revoke": reflect.TypeFor[jConfig](),
 	"get":              reflect.TypeFor[jGet](),
+	"search":           reflect.TypeFor[jSearch](),
+	"install, upgrade": reflect.TypeFor[jInstall](),
+	"outdated":         reflect.TypeFor[jOutdated](),
+	"sync":             reflect.TypeFor[jSync](),
 	"doctor":           reflect.TypeFor[jDoctor](),
 	"import":           reflect.TypeFor[jImport](),
 	"tool TARGET NAME": reflect.TypeFor[jToolDoc](),
@@ -856,6 +920,11 @@ func TestJSONDocuments(t *testing.T) {
 		code  int
 		shape reflect.Type
 	}
+	regDemo := demoserver.NewHTTPHandler(demoserver.Options{})
+	regMCP := httptest.NewServer(regDemo)
+	defer regDemo.Close()
+	defer regMCP.Close()
+	reg := newFakeRegistry(t, regMCP.URL+"/mcp")
 	runs := []run{
 		{[]string{"add", "d1", "--json", "--", demo, "serve-demo"}, 0, reflect.TypeFor[jConfig]()},
 		{[]string{"add-json", "d2", `{"command": "` + demo + `", "args": ["serve-demo"]}`, "--json"}, 0, reflect.TypeFor[jConfig]()},
@@ -910,6 +979,13 @@ func TestJSONDocuments(t *testing.T) {
 		{[]string{"help", "diff", "--json"}, 0, reflect.TypeFor[jHelp]()},
 		{[]string{"version", "--json"}, 0, reflect.TypeFor[jVersion]()},
 		{[]string{"remove", "d2", "--json"}, 0, reflect.TypeFor[jConfig]()},
+		{[]string{"search", "demo", "--registry", reg.URL, "--json"}, 0, reflect.TypeFor[jSearch]()},
+		{[]string{"install", "io.test/demo@1.0.0", "--registry", reg.URL, "-s", "project", "--yes", "--json"}, 0, reflect.TypeFor[jInstall]()},
+		{[]string{"outdated", "--json"}, 0, reflect.TypeFor[jOutdated]()},
+		{[]string{"sync", "--frozen", "--json"}, 0, reflect.TypeFor[jSync]()},
+		{[]string{"upgrade", "demo", "--yes", "--json"}, 0, reflect.TypeFor[jInstall]()},
+		{[]string{"sync", "--frozen", "--json"}, 0, reflect.TypeFor[jSync]()},
+		{[]string{"install", "io.test/nosuch", "--registry", reg.URL, "--json"}, ExitConfig, reflect.TypeFor[jFailure]()},
 		// Failures: one document with "error".
 		{[]string{"test", "--demo", "--bogus", "--json"}, ExitUsage, reflect.TypeFor[jFailure]()},
 		{[]string{"tset", "--json"}, ExitUsage, reflect.TypeFor[jFailure]()},

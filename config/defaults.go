@@ -21,6 +21,10 @@ type Defaults struct {
 	// ("defaults.projectSandbox") is that of project servers: a project
 	// definition's own sandbox only narrows it. nil when not set.
 	Sandbox, ProjectSandbox *Sandbox
+	// Registry is the MCP Registry that `mcpwire search` and `install`
+	// ask ("defaults.registry": a base URL); "" when not set (the
+	// official one).
+	Registry string
 }
 
 // Defaults returns the home's defaults as of the last read of
@@ -71,6 +75,13 @@ func (a *Approvals) Defaults() (Defaults, error) {
 			return
 		}
 		*out = sb
+	}
+	if f, n := m.val.lookup("registry"); n > 0 {
+		if n > 1 || f.val.kind != '"' || f.val.str == "" {
+			errs = append(errs, fmt.Errorf("%s: defaults.registry must be one URL", a.path))
+		} else {
+			d.Registry = f.val.str
+		}
 	}
 	box("sandbox", &d.Sandbox)
 	box("projectSandbox", &d.ProjectSandbox)

@@ -7,7 +7,8 @@
 #      server-everything, the TypeScript SDK) into .deps/; then
 #      scripts/chromium.sh: Debian's chromium for the real-browser test;
 #      scripts/shells.sh: bash, zsh and fish for the completion tests;
-#      scripts/cmark.sh: cmark-gfm for the Markdown escaping tests
+#      scripts/cmark.sh: cmark-gfm for the Markdown escaping tests;
+#      scripts/registry.sh: the MCP Registry server and PostgreSQL
 #   2. gofmt: no unformatted Go file
 #   3. go vet ./...
 #   4. CGO_ENABLED=0 go build -o mcpwire .   (the static binary)
@@ -68,6 +69,18 @@ if ! bash scripts/cmark.sh; then
 		exit 1
 	fi
 	echo "cmark: not installed; the Markdown tests will skip the renderer's check"
+fi
+
+step "registry"
+# The registry tests (cli/registry_e2e_test.go) run the official MCP
+# Registry server on PostgreSQL; scripts/registry.sh builds the one and
+# installs the other. In CI a failure stops the run; elsewhere the tests
+# skip.
+if ! bash scripts/registry.sh; then
+	if [[ "${CI:-}" == "true" ]]; then
+		exit 1
+	fi
+	echo "registry: not built; the registry tests will skip"
 fi
 
 step "gofmt"
