@@ -43,7 +43,10 @@ func (a *Approvals) Defaults() (Defaults, error) {
 	case count == 0:
 		return d, nil
 	case count > 1 || m.val.kind != '{':
-		return d, fmt.Errorf("%s: \"defaults\" must be one object", a.path)
+		// Fail closed: what a wrong "defaults" meant is unknown, so the
+		// strictest sandbox stands for it (and pinning is enforced).
+		d.Sandbox = &Sandbox{Network: NetworkNone}
+		return d, fmt.Errorf("%s: \"defaults\" must be one object (every stdio server runs in the strictest sandbox until it is fixed)", a.path)
 	}
 	var errs []error
 	choice := func(key string, out *string, choices ...string) {

@@ -66,3 +66,30 @@ func TestDefaults(t *testing.T) {
 		t.Fatalf("defaults %+v, %v", d, err)
 	}
 }
+
+// FuzzPinFileAndDefaults: whatever a pin file or settings.json holds,
+// LoadPin and Defaults give an answer or an error, never a crash; a pin
+// file not written with the key never loads.
+func FuzzPinFileAndDefaults(f *testing.F) {
+	f.Add([]byte(`{"version":1,"server":"s","source":"/x","approval":"a","surface":{},"mac":"00"}`),
+		[]byte(`{"defaults":{"pin":"warn","sandbox":{"network":"any","read":["~/x"]},"projectSandbox":true}}`))
+	f.Add([]byte(`{"surface":[1,2`), []byte(`{"defaults":{"sandbox":{"read":[1]}}}`))
+	f.Fuzz(func(t *testing.T, pin, settings []byte) {
+		home := t.TempDir()
+		os.WriteFile(filepath.Join(home, SettingsFileName), settings, 0o600)
+		a, _ := OpenApprovals(home)
+		d, err := a.Defaults()
+		if err != nil && d.Sandbox == nil && d.ProjectSandbox == nil && (strings.Contains(err.Error(), "sandbox") || strings.Contains(err.Error(), "one object")) {
+			t.Fatalf("a wrong sandbox default left none (it must fail closed): %v", err)
+		}
+		s := &Server{Name: "s", Source: filepath.Join(home, FileName)}
+		if a.PinPath(s) == "" {
+			return
+		}
+		os.MkdirAll(filepath.Dir(a.PinPath(s)), 0o700)
+		os.WriteFile(a.PinPath(s), pin, 0o600)
+		if got, err := a.LoadPin(s); err == nil && got != nil {
+			t.Fatalf("a pin file not written with the key loaded: %s", got)
+		}
+	})
+}
