@@ -83,6 +83,7 @@ var members = []member{
 	{name: "roots", typ: "array of strings", read: (*entryParser).readRoots},
 	{name: "protocolVersion", typ: "string", digest: asWritten, read: (*entryParser).readProtocolVersion},
 	{name: "maxMessageBytes", typ: "number", digest: asWritten, read: (*entryParser).readMaxMessageBytes},
+	{name: "maxRetries", typ: "number", digest: asWritten, read: (*entryParser).readMaxRetries},
 	{name: "importedFrom", typ: "string", digest: asWritten, read: func(p *entryParser, f *jmember) {
 		p.s.ImportedFrom, _ = p.str(f.val, f.key)
 	}},
@@ -287,6 +288,28 @@ func (p *entryParser) readMaxMessageBytes(f *jmember) {
 		return
 	}
 	p.s.MaxMessageBytes = n
+}
+
+// MaxMaxRetries is the largest maxRetries.
+const MaxMaxRetries = 100
+
+// readMaxRetries reads maxRetries: a whole number, at most
+// MaxMaxRetries; 0 or less means no retry.
+func (p *entryParser) readMaxRetries(f *jmember) {
+	v := f.val
+	if v.kind != '0' {
+		p.fail(v.start, f.key, "must be a whole number of retries, got %s", v.kindName())
+		return
+	}
+	n, err := strconv.Atoi(string(p.data[v.start:v.end]))
+	if err != nil || n > MaxMaxRetries {
+		p.fail(v.start, f.key, "must be a whole number of retries, at most %d (0 or less: fail fast)", MaxMaxRetries)
+		return
+	}
+	p.s.MaxRetries = n
+	if n <= 0 {
+		p.s.MaxRetries = -1 // none; 0 means not given
+	}
 }
 
 // choice reads a string member that must be one of choices.

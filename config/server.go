@@ -41,8 +41,11 @@ const (
 // body, an SSE event) read from it, unless maxMessageBytes says otherwise.
 const (
 	DefaultMaxMessageBytes = 256 << 20
-	MinMaxMessageBytes     = 1 << 10
-	MaxMaxMessageBytes     = 1 << 40
+	// DefaultMaxRetries bounds a server's reconnects and stream
+	// resumptions in a row when maxRetries is not given.
+	DefaultMaxRetries  = 5
+	MinMaxMessageBytes = 1 << 10
+	MaxMaxMessageBytes = 1 << 40
 )
 
 // A Server is one entry of a .mcp.json file, as written (unexpanded).
@@ -109,8 +112,12 @@ type Server struct {
 	// MaxMessageBytes is the largest message read from the server
 	// ("maxMessageBytes"; 0 when not given: DefaultMaxMessageBytes).
 	MaxMessageBytes int64
-	Enabled         bool // "enabled", or not "disabled"; true when neither is given
-	Required        bool // "required": the caller should fail when this server fails
+	// MaxRetries bounds the reconnects in a row after the server failed
+	// and the resumptions of a broken stream ("maxRetries"; 0 when not
+	// given: DefaultMaxRetries; -1 for 0 or less: none, fail fast).
+	MaxRetries int
+	Enabled    bool // "enabled", or not "disabled"; true when neither is given
+	Required   bool // "required": the caller should fail when this server fails
 
 	// ImportedFrom ("importedFrom") names the project-scoped file of
 	// another client (a repository's .cursor/mcp.json, Claude Code's

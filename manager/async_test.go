@@ -46,17 +46,17 @@ func newFlakyLists(t *testing.T) *flakyLists {
 	return f
 }
 
-// TestRefreshFailureBacksOff: a listing after list_changed that fails
-// keeps the previous list (Tools offers it, at once), says why, and is
-// not tried again before the wait is over (15 s, on the breaker's
-// clock); then it is, and OnChange tells when it worked.
-func TestRefreshFailureBacksOff(t *testing.T) {
+// TestRefreshFailureRetriedOnce: a listing after list_changed that fails
+// keeps the previous list (Tools offers it, at once) and says why; the
+// next use tries once more, and after that only a new list_changed does
+// (before, it was tried again after 15 s, 30 s, 60 s … without end).
+// When a listing works, OnChange tells.
+func TestRefreshFailureRetriedOnce(t *testing.T) {
 	f := newFlakyLists(t)
 	home := t.TempDir()
 	writeFile(t, home, `{"mcpServers": {"n": {"url": "`+f.srv.URL+`/mcp"}}}`)
-	clock := newFakeClock()
 	changed := make(chan string, 10)
-	m, err := New(Options{Config: loadConfig(t, home), TrustAll: true, Now: clock.Now, OnChange: func(s string) { changed <- s }})
+	m, err := New(Options{Config: loadConfig(t, home), TrustAll: true, OnChange: func(s string) { changed <- s }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,36 +64,48 @@ func TestRefreshFailureBacksOff(t *testing.T) {
 	ctx := context.Background()
 	tools := mustTools(t, m)
 	receive(t, changed, "OnChange of the start")
+	notify := toolNamed(t, tools, "n", "notify")
 
 	f.failing.Store(true)
-	if _, err := m.Call(ctx, toolNamed(t, tools, "n", "notify"), nil); err != nil {
+	lists := f.lists.Load()
+	if _, err := m.Call(ctx, notify, nil); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the refresh to fail", func() bool { return state(t, m, "n").RefreshErr != nil })
 	st := state(t, m, "n")
-	if !st.Stale || !strings.Contains(st.RefreshErr.Error(), "previous list is kept") || !strings.Contains(st.RefreshErr.Error(), "15s") {
+	if !st.Stale || !strings.Contains(st.RefreshErr.Error(), "previous list is kept; tried again at the next use") {
 		t.Fatalf("after a failed refresh: %+v", st)
 	}
-	lists := f.lists.Load()
+	// The next use tries once more; it fails too.
+	if tools, err := m.Tools(ctx); err != nil || len(tools) != demoTools {
+		t.Fatalf("Tools after the failure: %d tools, %v; want the previous %d", len(tools), err, demoTools)
+	}
+	waitFor(t, "the retry to fail", func() bool {
+		e := state(t, m, "n").RefreshErr
+		return e != nil && strings.Contains(e.Error(), "after the server's next list_changed")
+	})
+	if n := f.lists.Load() - lists; n != 2 {
+		t.Fatalf("tools/list sent %d times, want the refresh and one retry", n)
+	}
+	// No more until a list_changed, however often the tools are used.
 	for range 3 {
 		if tools, err := m.Tools(ctx); err != nil || len(tools) != demoTools {
-			t.Fatalf("Tools during the wait: %d tools, %v; want the previous %d", len(tools), err, demoTools)
+			t.Fatalf("Tools: %d tools, %v", len(tools), err)
 		}
 	}
-	if n := f.lists.Load(); n != lists {
-		t.Fatalf("tools/list sent %d more times during the wait", n-lists)
+	if n := f.lists.Load() - lists; n != 2 {
+		t.Fatalf("tools/list sent %d times without a new list_changed, want 2", n)
 	}
 
 	f.failing.Store(false)
-	clock.Advance(15 * time.Second)
-	if tools, _ := m.Tools(ctx); len(tools) != demoTools {
-		t.Fatalf("%d tools, want %d", len(tools), demoTools)
+	if _, err := m.Call(ctx, notify, nil); err != nil { // a new list_changed
+		t.Fatal(err)
 	}
 	if got := receive(t, changed, "OnChange of the refresh"); got != "n" {
 		t.Fatalf("OnChange(%q)", got)
 	}
 	if st := state(t, m, "n"); st.Stale || st.RefreshErr != nil {
-		t.Fatalf("after the wait: %+v", st)
+		t.Fatalf("after the list_changed: %+v", st)
 	}
 }
 

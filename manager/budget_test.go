@@ -57,3 +57,46 @@ func TestCallBeforeTools(t *testing.T) {
 		t.Fatalf("a tool that is not there: %v", err)
 	}
 }
+
+// TestMaxRetries: a definition's maxRetries bounds the starts that follow
+// a failure (0: none, fail fast), until Restart; before, a server was
+// started again on every use, without end.
+func TestMaxRetries(t *testing.T) {
+	proctest.Check(t)
+	clock := newFakeClock()
+	m, _ := newManager(t, Options{Now: clock.Now},
+		demoServer{name: "fast", args: []string{"--crash-on-first-call"}, extra: map[string]any{"maxRetries": 0}},
+		demoServer{name: "exits", args: []string{"--exit-at-start"}, extra: map[string]any{"maxRetries": 2}})
+	ctx := context.Background()
+	tools := mustTools(t, m)
+	echo := toolNamed(t, tools, "fast", "echo")
+	if _, err := m.Call(ctx, echo, map[string]any{"text": "x"}); err == nil {
+		t.Fatal("the crashing call worked")
+	}
+	waitFor(t, "the crash to be seen", func() bool { return state(t, m, "fast").State == StateIdle })
+	if _, err := m.Call(ctx, echo, map[string]any{"text": "x"}); err == nil || !strings.Contains(err.Error(), "maxRetries is 0") {
+		t.Fatalf("a call after the crash with maxRetries 0: %v, want no reconnect", err)
+	}
+	if err := m.Restart(ctx, "fast"); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := m.Call(ctx, echo, map[string]any{"text": "back"}); err == nil || res != nil {
+		// --crash-on-first-call crashes the first call of each process.
+		t.Fatalf("the first call of the new process: %v, %v", res, err)
+	}
+
+	// A server whose start fails: two retries (past the breaker's
+	// cooldowns), then none.
+	for i := range 2 {
+		clock.Advance(time.Hour)
+		_, err := m.ReadResource(ctx, "exits", "demo://readme")
+		if err == nil || strings.Contains(err.Error(), "not started again") {
+			t.Fatalf("retry %d: %v, want the start's failure", i+1, err)
+		}
+	}
+	clock.Advance(time.Hour)
+	_, err := m.ReadResource(ctx, "exits", "demo://readme")
+	if err == nil || !strings.Contains(err.Error(), "not started again: it failed again 2 times in a row, maxRetries") {
+		t.Fatalf("a use after two failed retries: %v", err)
+	}
+}

@@ -65,6 +65,21 @@ type Spec struct {
 	// Sandbox contains a stdio server (WithSandbox): each narrows the
 	// ones before; none means uncontained.
 	Sandbox []*transport.Sandbox
+	// MaxRetries bounds the Manager's reconnects in a row after a failure
+	// and the resumptions of a broken HTTP stream (0:
+	// config.DefaultMaxRetries; less than 0: none, fail fast).
+	MaxRetries int
+}
+
+// retries is MaxRetries with its default: 0 means none.
+func (s *Spec) retries() int {
+	switch {
+	case s.MaxRetries < 0:
+		return 0
+	case s.MaxRetries == 0:
+		return config.DefaultMaxRetries
+	}
+	return s.MaxRetries
 }
 
 // StartupBudget bounds the whole start of the server (spawn or connect,
@@ -269,7 +284,7 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 		c.Session = sess
 	case "http", "sse":
 		h := &transport.HTTP{URL: spec.URL, Client: opts.HTTPClient, Legacy: spec.Transport == "sse", Header: http.Header{}, AllowHTTP: spec.AllowHTTP,
-			MaxMessageBytes: spec.MaxMessageBytes, ShutdownTimeout: spec.ShutdownTimeout}
+			MaxMessageBytes: spec.MaxMessageBytes, ShutdownTimeout: spec.ShutdownTimeout, MaxResumes: spec.MaxRetries}
 		for k, v := range spec.Header {
 			h.Header.Set(k, v)
 		}
@@ -367,7 +382,7 @@ func SpecFromConfig(s *config.Server) (*Spec, error) {
 		Command: x.Command, Args: x.Args, Env: x.Env, Dir: x.Cwd,
 		URL: x.URL, Header: x.Headers, AllowHTTP: s.AllowHTTP, Timeout: s.Timeout, Roots: x.Roots,
 		StartupTimeout: s.StartupTimeout, ToolTimeout: s.ToolTimeout, ProtocolVersion: s.ProtocolVersion,
-		ShutdownTimeout: s.ShutdownTimeout, MaxMessageBytes: s.MaxMessageBytes,
+		ShutdownTimeout: s.ShutdownTimeout, MaxMessageBytes: s.MaxMessageBytes, MaxRetries: s.MaxRetries,
 	}, nil
 }
 

@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,9 +17,7 @@ import (
 
 // Circuit breaker settings: after breakerAfter consecutive transport
 // failures a server's tools are withdrawn for a cooldown that starts at
-// breakerFirst and doubles up to breakerMax; then one trial call. A
-// failed refresh of a list after list_changed waits the same way before
-// the next one (the previous list is kept meanwhile).
+// breakerFirst and doubles up to breakerMax; then one trial call.
 const (
 	breakerAfter = 2
 	breakerFirst = 15 * time.Second
@@ -63,8 +62,10 @@ type server struct {
 	stale, refreshing bool
 	gen               int
 	refreshErr        error
-	refreshFails      int
-	refreshAt         time.Time // no refresh before then (after failures)
+	// refreshFails counts the failed refreshes since the list last
+	// changed: after one the next use tries again, after two only a new
+	// list_changed does (magi-code's rule; no timer).
+	refreshFails int
 	// freshTill is when the tool list a modern server gave stops being
 	// fresh (its ttlMs; 2026-07-28 caching): the next use lists again.
 	// Zero: fresh until a list_changed (no hint, a legacy server).
@@ -82,7 +83,11 @@ type server struct {
 	// startFails counts failed starts in a row; startAt is when Tools may
 	// start the server again in the background (a call need not wait).
 	startFails int
-	startAt    time.Time
+	// retries counts the starts since the last one that worked that
+	// followed a failure (a failed start, a session's end): at most
+	// maxRetries of the definition, then only Restart starts it.
+	retries int
+	startAt time.Time
 }
 
 // newServer makes the server of def. It may call Options.NeedsLogin, so
@@ -177,13 +182,47 @@ func (s *server) kickLocked() <-chan struct{} {
 	case s.breakerOpen():
 		return nil
 	}
+	retry := s.retryLocked()
+	if retry && s.retries >= s.spec.retries() {
+		return nil // out of retries: Restart
+	}
 	ch := make(chan struct{})
 	if !s.m.background(func() { s.start(ch) }) {
 		return nil // the Manager is closing
 	}
+	if retry {
+		s.retries++
+	}
 	s.starting = ch
 	s.state = StateConnecting
 	return ch
+}
+
+// retryLocked says whether a start now would follow a failure: the
+// last start failed, or the session ended; s.mu is held.
+func (s *server) retryLocked() bool {
+	return s.state == StateFailed || s.conn != nil && s.dead()
+}
+
+// outOfRetriesLocked says whether the server failed and may not be
+// started again but by Restart (maxRetries); s.mu is held.
+func (s *server) outOfRetriesLocked() bool {
+	return s.spec != nil && s.retryLocked() && s.retries >= s.spec.retries()
+}
+
+// outOfRetriesErrLocked says why the server is not started again; s.mu
+// is held.
+func (s *server) outOfRetriesErrLocked() error {
+	why := s.err
+	if why == nil {
+		why = errors.New("the session ended")
+	}
+	note := "maxRetries is 0"
+	if n := s.spec.retries(); n > 0 {
+		note = fmt.Sprintf("it failed again %d times in a row, maxRetries", n)
+	}
+	return &ServerError{Server: s.def.Name, Phase: cmp.Or(s.phase, PhaseCall),
+		Err: fmt.Errorf("%w (not started again: %s; Restart tries again)", why, note)}
 }
 
 // dead says whether the session ended; s.mu is held.
@@ -299,7 +338,7 @@ func (s *server) started(conn *Conn, tools []*protocol.Tool, check *SurfaceCheck
 	s.freshTill = s.freshUntil(conn)
 	s.toolsVer++
 	s.state, s.phase, s.err = StateConnected, "", nil
-	s.startFails, s.startAt = 0, time.Time{}
+	s.startFails, s.startAt, s.retries = 0, time.Time{}, 0
 	s.instructions, s.surface = conn.Init().Instructions, check
 	if check != nil {
 		s.instructions = check.Instructions
@@ -412,6 +451,7 @@ func (s *server) toolsChanged() {
 	defer s.mu.Unlock()
 	s.stale = true
 	s.gen++
+	s.refreshFails = 0
 	s.refreshLocked()
 }
 
@@ -433,14 +473,15 @@ func (s *server) expireLocked() {
 	if !s.stale && !s.freshTill.IsZero() && !s.m.opts.Now().Before(s.freshTill) {
 		s.stale = true
 		s.gen++
+		s.refreshFails = 0
 	}
 }
 
 // refreshLocked lists the tools again in the background when the list
-// is stale, no refresh runs and the last failure's wait is over; s.mu is
-// held.
+// is stale, no refresh runs, and it failed at most once since the list
+// changed; s.mu is held.
 func (s *server) refreshLocked() {
-	if !s.stale || s.refreshing || s.conn == nil || s.closed || s.m.opts.Now().Before(s.refreshAt) {
+	if !s.stale || s.refreshing || s.conn == nil || s.closed || s.refreshFails >= maxRefreshTries {
 		return
 	}
 	conn, gen := s.conn, s.gen
@@ -449,8 +490,14 @@ func (s *server) refreshLocked() {
 	}
 }
 
+// maxRefreshTries bounds the refreshes of one change of the list: the
+// one list_changed (or the end of ttlMs) asked for, and one retry at
+// the next use.
+const maxRefreshTries = 2
+
 // refresh lists the tools of conn again; a failure keeps the previous
-// list, says so, and waits (15 s doubling up to 5 min) before the next.
+// list and says so; the next use tries once more, then only a new
+// list_changed.
 func (s *server) refresh(conn *Conn, gen int) {
 	ctx, cancel := context.WithTimeout(s.m.ctx, s.startupBudget())
 	defer cancel()
@@ -467,12 +514,14 @@ func (s *server) refresh(conn *Conn, gen int) {
 	}
 	if err != nil {
 		s.refreshFails++
-		wait := backoff(s.refreshFails)
-		s.refreshAt = s.m.opts.Now().Add(wait)
-		s.refreshErr = fmt.Errorf("refreshing the tool list (after list_changed, or once its ttlMs was over): %v (the previous list is kept; tried again after %s)", err, wait)
+		when := "at the next use"
+		if s.refreshFails >= maxRefreshTries {
+			when = "after the server's next list_changed"
+		}
+		s.refreshErr = fmt.Errorf("refreshing the tool list (after list_changed, or once its ttlMs was over): %v (the previous list is kept; tried again %s)", err, when)
 		return
 	}
-	s.tools, s.refreshErr, s.refreshFails, s.refreshAt = tools, nil, 0, time.Time{}
+	s.tools, s.refreshErr, s.refreshFails = tools, nil, 0
 	if check != nil {
 		s.surface, s.instructions = check, check.Instructions
 	}
@@ -569,6 +618,11 @@ func (s *server) session(ctx context.Context) (*Conn, error) {
 			if s.state == StateNeedsLogin {
 				s.state = StateIdle
 			}
+		}
+		if s.outOfRetriesLocked() {
+			err := s.outOfRetriesErrLocked()
+			s.mu.Unlock()
+			return nil, err
 		}
 		ch := s.kickLocked()
 		s.mu.Unlock()
@@ -762,7 +816,7 @@ func (s *server) snapshotLocked() ServerState {
 	switch {
 	case s.breakerOpen():
 		st.RetryAt = s.openTill
-	case s.state == StateFailed && s.m.opts.Now().Before(s.startAt):
+	case s.state == StateFailed && s.m.opts.Now().Before(s.startAt) && !s.outOfRetriesLocked():
 		st.RetryAt = s.startAt
 	}
 	if s.conn != nil {
@@ -799,8 +853,8 @@ func (s *server) restartLocked(needs bool) (<-chan struct{}, error) {
 		return s.starting, nil
 	}
 	s.failures, s.cooldown, s.openTill = 0, 0, time.Time{}
-	s.refreshFails, s.refreshAt = 0, time.Time{}
-	s.startFails, s.startAt = 0, time.Time{}
+	s.refreshFails = 0
+	s.startFails, s.startAt, s.retries = 0, time.Time{}, 0
 	if needs {
 		s.failLocked(PhaseAuth, &LoginRequiredError{Reason: "no usable token"}, false)
 		return nil, &ServerError{Server: s.def.Name, Phase: PhaseAuth, Err: s.err}

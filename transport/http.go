@@ -77,6 +77,9 @@ type HTTP struct {
 	// ShutdownTimeout bounds the DELETE that ends the session on Close
 	// (0 = 2s).
 	ShutdownTimeout time.Duration
+	// MaxResumes bounds the resumptions in a row, without progress, of an
+	// answer's event stream that broke (0 = 5; less than 0: none).
+	MaxResumes int
 	// AllowHTTP allows plain http to a host that is not loopback (the
 	// definition's "allowHttp", --allow-http): the caller warns.
 	AllowHTTP bool
@@ -102,14 +105,15 @@ const (
 // implements jsonrpc.Stream: Write POSTs one message, and what the server
 // sends (answers, its requests and notifications) comes out of Read.
 type HTTPConn struct {
-	url    string
-	shown  string // url, redacted
-	client *http.Client
-	own    bool // the client was made here
-	header http.Header
-	legacy bool          // HTTP.Legacy
-	max    int64         // HTTP.MaxMessageBytes, or its default
-	delete time.Duration // HTTP.ShutdownTimeout, or deleteTimeout
+	url     string
+	shown   string // url, redacted
+	client  *http.Client
+	own     bool // the client was made here
+	header  http.Header
+	legacy  bool          // HTTP.Legacy
+	max     int64         // HTTP.MaxMessageBytes, or its default
+	delete  time.Duration // HTTP.ShutdownTimeout, or deleteTimeout
+	resumes int           // HTTP.MaxResumes, or maxResumeTries
 
 	ctx    context.Context // detached from Connect's; ends on Close
 	cancel context.CancelFunc
@@ -163,11 +167,12 @@ func (h *HTTP) Connect(ctx context.Context) (*HTTPConn, error) {
 		header: canonicalHeader(h.Header),
 		vals: headerValues{json: []string{"application/json"}, acceptBoth: []string{"application/json, text/event-stream"},
 			acceptSSE: []string{"text/event-stream"}},
-		legacy: h.Legacy,
-		max:    maxBytes(h.MaxMessageBytes),
-		delete: cmp.Or(h.ShutdownTimeout, deleteTimeout),
-		queue:  make(chan item, queueSize),
-		dead:   make(chan struct{}),
+		legacy:  h.Legacy,
+		max:     maxBytes(h.MaxMessageBytes),
+		delete:  cmp.Or(h.ShutdownTimeout, deleteTimeout),
+		resumes: max(cmp.Or(h.MaxResumes, maxResumeTries), 0),
+		queue:   make(chan item, queueSize),
+		dead:    make(chan struct{}),
 	}
 	refuse := func(req *http.Request, via []*http.Request) error {
 		e := &RedirectError{Location: safe.RedactURL(req.URL.String())}

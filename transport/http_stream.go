@@ -110,10 +110,10 @@ func (c *HTTPConn) follow(resp *http.Response, cancel context.CancelFunc, callID
 	progress, answered, _ := c.consume(c.ctx, resp, cancel, &st, callID, nil, jsonrpc.ID{})
 	fails := 0
 	var resumeErr error // why the last resumption failed
-	for !answered && c.ctx.Err() == nil && !c.failed() && st.lastID != "" {
+	for !answered && c.ctx.Err() == nil && !c.failed() && st.lastID != "" && c.resumes > 0 {
 		if progress {
 			fails = 0
-		} else if fails++; fails > maxResumeTries {
+		} else if fails++; fails > c.resumes {
 			break
 		}
 		wait := defaultRetry
@@ -142,8 +142,10 @@ func (c *HTTPConn) follow(resp *http.Response, cancel context.CancelFunc, callID
 			msg += "; " + resumeErr.Error()
 		case st.lastID == "":
 			msg += " (it sent no event id to resume it by)"
+		case c.resumes == 0:
+			msg += " (not resumed: maxRetries is 0)"
 		default:
-			msg += fmt.Sprintf("; resuming it (%s: %s) made no progress %d times", lastIDHeader, safe.Sanitize(st.lastID), maxResumeTries)
+			msg += fmt.Sprintf("; resuming it (%s: %s) made no progress %d times", lastIDHeader, safe.Sanitize(st.lastID), c.resumes)
 		}
 		c.deliver(c.ctx, &jsonrpc.Response{ID: callID, Error: &jsonrpc.Error{
 			Code:    jsonrpc.CodeInternalError,
