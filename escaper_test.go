@@ -169,7 +169,7 @@ func TestEscaperCommands(t *testing.T) {
 	prompt := "prompt " + hostile.Strings[12].S
 	argv := strings.ReplaceAll(hostile.All(), "\x00", "") // no argument holds a NUL
 	var runs []walkRun
-	for _, args := range [][]string{
+	for _, args := range append([][]string{
 		{"list"}, {"list", "--no-connect"}, {"test", url}, {"test", "h"}, {"test", "--verbose", "h"},
 		{"get", "h"}, {"get", "raw"}, {"approve", "raw"}, {"get", "q" + hostile.Strings[0].Name}, {"get", "u" + hostile.Strings[11].Name}, {"get", "nosuch " + hostile.Strings[0].S},
 		{"call", url, tool}, {"call", "h", tool, "arg " + hostile.Strings[11].S + "=" + argv}, {"call", url, "nosuch " + argv},
@@ -186,7 +186,7 @@ func TestEscaperCommands(t *testing.T) {
 		{"enable", "p " + hostile.Strings[0].S}, {"add", "bad " + hostile.Strings[0].S, "--", "x"}, {"add", "ok", "--url", "https://x.example/" + argv},
 		{"remove", "ok"}, {"version"}, {"list", "--json", "--no-connect"},
 		{"approve", "--all", "--project"}, {"approve", "q" + hostile.Strings[5].Name},
-	} {
+	}, registryRuns(t)...) {
 		runs = append(runs, walkRun{args: args, sink: sinkTerminal}, walkRun{args: withFlag(args, "--json"), sink: sinkJSON})
 	}
 	old := filepath.Join(w.dir, "old.snapshot.json")
