@@ -26,7 +26,9 @@
 # Checks, each failing the run: every binary is statically linked (no
 # program interpreter), the linux/amd64 one answers `version` and runs
 # `test --demo=http` (the HTTP client and server of the tagged build), and
-# it is at most MAX_BYTES (default 9000000, issue 15's 9 MB). When it grows
+# it is at most MAX_BYTES (default 10000000: 9 MB until wave 3, whose
+# proxy, serve, sessions, registry, replay, tasks, skills, pins and sandbox
+# took it past that). When it grows
 # past that, the run lists the largest symbols (go tool nm -size -sort
 # size) to show what grew.
 #
@@ -40,7 +42,7 @@ out=${1:-dist}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 targets=${TARGETS:-"linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"}
-max=${MAX_BYTES:-9000000}
+max=${MAX_BYTES:-10000000}
 version=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
 commit=$(git rev-parse HEAD 2>/dev/null || true)
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
@@ -52,7 +54,7 @@ ldflags="-s -w -buildid= -X $pkg.releaseVersion=$version -X $pkg.releaseCommit=$
 # Code that runs once per process (flags, configuration, OAuth, reviews,
 # the demo and bridge servers, the diff engine, certificate parsing, TLS
 # handshakes) is built without inlining: 9.29 MB -> 8.70 MB for
-# linux/amd64, under the 9 MB budget. The paths every message takes (the
+# linux/amd64 at the time. The paths every message takes (the
 # runtime, jsonrpc, transport, protocol, encoding/json, net/http, the
 # record layer's ciphers) keep the compiler's inlining.
 mod=github.com/mcpwire/mcpwire
