@@ -180,6 +180,9 @@ func (inv *invocation) taskFailure(t *target, err error) error {
 	var je *protocol.Error
 	if errors.As(err, &je) && je.Code == -32602 {
 		f.hints = append(f.hints, "the server does not know the task (a wrong id, or it expired)")
+		if t.spec.Transport == "stdio" {
+			f.hints = append(f.hints, "a stdio server's tasks end with its process, and task starts a new one: follow them in the call (call --task)")
+		}
 	}
 	return f
 }
