@@ -387,6 +387,14 @@ func TestRegistryEndToEnd(t *testing.T) {
 		}
 	}
 
+	// sync records the tool surfaces pinned at the first connections.
+	res = r.run(t, "sync", "--yes").want(t, 0)
+	lock, _ = os.ReadFile(filepath.Join(r.dir, "mcp.lock"))
+	if strings.Count(string(lock), `"tools": "sha256:`) != 3 {
+		t.Errorf("sync did not lock the three tool surfaces:\n%s\n%s", lock, res)
+	}
+	r.run(t, "sync", "--frozen").want(t, 0)
+
 	// outdated and upgrade: 1.0.0 is deprecated, 1.1.0 the latest.
 	setStatus(t, base, anon+"everything", "1.0.0", "deprecated", "use 1.1.0")
 	res = r.run(t, "outdated").want(t, 0)

@@ -111,6 +111,7 @@ func runSync(ctx context.Context, inv *invocation, args []string) error {
 // file; an entry the file lacks is installed exactly as locked.
 func (inv *invocation) syncOne(ctx context.Context, home string, ap *config.Approvals, name string, l registry.Locked, s *config.Server, frozen, yes bool) (syncLine, error) {
 	line := syncLine{Server: name, Name: l.Name, Version: l.Version, Result: "in sync"}
+	relock := false
 	drift := func(f string, a ...any) (syncLine, error) {
 		line.Result, line.Drift = "drift", fmt.Sprintf(f, a...)
 		return line, nil
@@ -127,12 +128,11 @@ func (inv *invocation) syncOne(ctx context.Context, home string, ap *config.Appr
 			line.Version, line.Result = p.Version, "locked"
 			return line, nil
 		}
-		if fp := toolsFingerprint(ap, s); l.Tools != "" && fp != "" && fp != l.Tools {
-			if frozen {
-				return drift("its pinned tool surface is %s, the lock says %s", fp, l.Tools)
-			}
-			line.Result = "locked"
-			return line, nil
+		switch fp := toolsFingerprint(ap, s); {
+		case l.Tools != "" && fp != "" && fp != l.Tools && frozen:
+			return drift("its pinned tool surface is %s, the lock says %s", fp, l.Tools)
+		case fp != "" && fp != l.Tools && !frozen:
+			relock = true // the surface pinned since, or re-approved
 		}
 	}
 	c, err := registry.New(l.Registry, nil)
@@ -154,6 +154,9 @@ func (inv *invocation) syncOne(ctx context.Context, home string, ap *config.Appr
 		inv.say("warning: %s: the registry marks %s@%s deprecated%s\n", safe.Sanitize(name), safe.Sanitize(l.Name), safe.Sanitize(l.Version), safe.Sanitize(suffix(e.Official.StatusMessage)))
 	}
 	if s != nil {
+		if relock {
+			line.Result = "locked"
+		}
 		return line, nil
 	}
 	job := &installJob{client: c, entry: e, choice: choiceOf(l.Via), values: registry.Values{Env: map[string][]string{}, Headers: map[string][]string{}, Vars: map[string][]string{}},
