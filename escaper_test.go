@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -37,6 +38,8 @@ const (
 	// sinkWords are words a completion script offers: valid names only,
 	// one a line, nothing a shell would expand.
 	sinkWords = "words"
+	// sinkGitHub are GitHub Actions workflow commands, one a line.
+	sinkGitHub = "github"
 )
 
 // A walkRun is one command of the walk and the sink of its stdout.
@@ -199,6 +202,8 @@ func TestEscaperCommands(t *testing.T) {
 		walkRun{args: []string{"diff", old, url1, "--markdown"}, sink: sinkMarkdown},
 		walkRun{args: []string{"diff", old, "d", "--markdown", "--fail-on", "any"}, sink: sinkMarkdown},
 		walkRun{args: []string{"diff", old, url1, "--fail-on", "any"}, sink: sinkTerminal, junit: true},
+		walkRun{args: []string{"diff", old, url1, "--format", "github"}, sink: sinkGitHub},
+		walkRun{args: []string{"diff", old, "d", "--format", "github", "--fail-on", "any"}, sink: sinkGitHub},
 		walkRun{args: []string{"test", "h"}, sink: sinkTerminal, junit: true},
 		walkRun{args: []string{"list"}, sink: sinkTerminal, junit: true},
 		walkRun{args: []string{"doctor", url}, sink: sinkTerminal, junit: true},
@@ -286,6 +291,8 @@ func checkSink(t *testing.T, name, sink, out string) {
 		}
 	case sinkRoff:
 		checkRoffPage(t, name, out)
+	case sinkGitHub:
+		checkGitHubCommands(t, name, out)
 	case sinkWords:
 		for _, w := range strings.Fields(out) {
 			if strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != "" {
@@ -295,6 +302,34 @@ func checkSink(t *testing.T, name, sink, out string) {
 		if strings.Count(out, "\n") != len(strings.Fields(out)) {
 			t.Errorf("%s: not one name a line:\n%s", name, out)
 		}
+	}
+}
+
+// githubCommand is one workflow command as the runner parses it:
+// ::NAME PROPERTIES::MESSAGE, the properties k=v separated by commas.
+var githubCommand = regexp.MustCompile(`^::(error|warning|notice) ([^:]*)::(.*)$`)
+
+// checkGitHubCommands: every line is a workflow command of mcpwire's
+// (error or notice), its properties exactly title and file, so that no
+// server text ended a line, began a command or added a property.
+func checkGitHubCommands(t *testing.T, name, out string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for _, line := range lines {
+		m := githubCommand.FindStringSubmatch(line)
+		if m == nil {
+			t.Errorf("%s: not a workflow command: %q", name, line)
+			continue
+		}
+		for _, p := range strings.Split(m[2], ",") {
+			k, _, _ := strings.Cut(p, "=")
+			if k != "title" && k != "file" {
+				t.Errorf("%s: a property %q of no one's: %q", name, k, line)
+			}
+		}
+	}
+	if !strings.HasPrefix(lines[len(lines)-1], "::") || !strings.Contains(lines[len(lines)-1], "title=MCP diff") {
+		t.Errorf("%s: no summary last:\n%s", name, out)
 	}
 }
 

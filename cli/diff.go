@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/protocol"
@@ -22,6 +23,7 @@ type diffSide struct {
 	// ServerInfo is the server's identity from the snapshot.
 	ServerInfo snapServerInfo `json:"serverInfo"`
 	snap       *snapshot
+	took       time.Duration // to connect and list a live side
 }
 
 // diffReport is `mcpwire diff --json`.
@@ -44,12 +46,27 @@ func runDiff(ctx context.Context, inv *invocation, args []string) error {
 	var markdown bool
 	fs.StringVar(&failOn, "fail-on", "", "exit 1 when there are `breaking|any` changes (default: never)")
 	fs.BoolVar(&markdown, "markdown", false, "print Markdown, for a pull-request comment")
+	var format string
+	fs.StringVar(&format, "format", "", "print `text|markdown|github|json`: github writes GitHub Actions annotations (::error, ::notice)")
 	var acceptFile string
 	fs.StringVar(&acceptFile, "accept", "", "known changes that do not fail the job: `FILE` of lines KIND NAME (tool echo, prompt greet, …)")
 	inv.junitFlag(fs)
 	pos, tail, hasTail, err := parseArgs(fs, args)
 	if err != nil {
 		return err
+	}
+	switch format {
+	case "", "text":
+	case "markdown":
+		markdown = true
+	case "json":
+		tf.json = true
+	case "github":
+		if markdown || tf.json {
+			return usageErr("give one of --format github, --json, --markdown")
+		}
+	default:
+		return usageErr("--format takes text, markdown, github or json, not %q", format)
 	}
 	inv.json = tf.json
 	switch failOn {
@@ -134,10 +151,12 @@ func runDiff(ctx context.Context, inv *invocation, args []string) error {
 		inv.writeJSON(rep)
 	case markdown:
 		inv.printf("%s", diffMarkdown(rep))
+	case format == "github":
+		inv.printf("%s", diffGitHub(rep))
 	default:
 		inv.printDiff(rep)
 	}
-	if tripped && !inv.json {
+	if tripped && !inv.json && format != "github" {
 		inv.say("error: --fail-on %s: %s\n", failOn, changeSummary(rep))
 	}
 	return nil
@@ -200,6 +219,7 @@ func (inv *invocation) diffSide(ctx context.Context, tf *targetFlags, word strin
 	if filesOnly {
 		return nil, nil
 	}
+	start := time.Now()
 	var pos []string
 	if word != "" && !hasTail && tf.demo.mode == "" {
 		pos = []string{word}
@@ -222,7 +242,7 @@ func (inv *invocation) diffSide(ctx context.Context, tf *targetFlags, word strin
 	if err != nil {
 		return nil, err
 	}
-	return &diffSide{Source: word, Kind: "live", Server: snap.Server, ServerInfo: snap.ServerInfo, snap: snap}, nil
+	return &diffSide{Source: word, Kind: "live", Server: snap.Server, ServerInfo: snap.ServerInfo, snap: snap, took: time.Since(start)}, nil
 }
 
 // changeSummary says "2 breaking changes, 1 compatible change".
@@ -328,6 +348,36 @@ func diffMarkdown(rep *diffReport) string {
 	return b.String()
 }
 
+// diffGitHub renders the diff as GitHub Actions workflow commands: an
+// error for each change --fail-on counts (each breaking one by default),
+// a notice for every other, and a last line with the summary; each
+// anchored to the old side's file when it is one. Server text goes
+// through safe.GitHubProperty in a property and safe.GitHubData in a
+// message, so none ends the line or adds a property.
+func diffGitHub(rep *diffReport) string {
+	var b strings.Builder
+	file := ""
+	if rep.Old.Kind == "file" {
+		file = ",file=" + safe.GitHubProperty(filepath.ToSlash(rep.Old.Source))
+	}
+	for _, c := range rep.Changes {
+		level, title := "notice", "MCP "+c.Class+" change"
+		switch {
+		case c.Accepted:
+			title = "MCP " + c.Class + " change (accepted)"
+		case c.Class == classBreaking || rep.FailOn == "any":
+			level = "error"
+		}
+		fmt.Fprintf(&b, "::%s title=%s%s::%s\n", level, safe.GitHubProperty(title), file, safe.GitHubData(changeLine(c)))
+	}
+	level := "notice"
+	if !rep.OK {
+		level = "error"
+	}
+	fmt.Fprintf(&b, "::%s title=MCP diff%s::%s\n", level, file, safe.GitHubData(sideName(rep.Old)+" → "+sideName(rep.New)+": "+changeSummary(rep)))
+	return b.String()
+}
+
 // diffJUnit adds one test case per change that --fail-on counts (each
 // breaking one by default, every one with --fail-on any), failed, so that
 // the failures are the text's count ("7 breaking changes", 7 failures);
@@ -389,7 +439,11 @@ func (inv *invocation) diffJUnit(rep *diffReport) {
 			}
 		}
 		if !failed {
-			suite.pass("diff."+it.kind, it.kind+" "+it.name, 0, strings.Join(other, "\n"))
+			var took time.Duration
+			if it.kind == "server" {
+				took = rep.Old.took + rep.New.took // the time to take the live sides
+			}
+			suite.pass("diff."+it.kind, it.kind+" "+it.name, took, strings.Join(other, "\n"))
 		}
 	}
 }

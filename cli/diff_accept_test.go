@@ -32,6 +32,14 @@ func TestDiffAcceptAndJUnitCounts(t *testing.T) {
 	if got := strings.Count(string(xml), "<failure"); strconv.Itoa(got) != m[1] {
 		t.Errorf("the text says %s breaking changes, the JUnit report %d failures:\n%s", m[1], got, xml)
 	}
+	// GitHub annotations: an error per breaking change, the summary last.
+	gh := r.run(t, append([]string{"diff", "demo.json", "--format", "github"}, next...)...).want(t, 0)
+	if got := strings.Count(gh.stdout, "::error "); strconv.Itoa(got) != m[1] {
+		t.Errorf("--format github: %d errors, want %s:\n%s", got, m[1], gh)
+	}
+	if !strings.Contains(gh.stdout, "::notice title=MCP diff,file=demo.json::") {
+		t.Errorf("--format github: no summary anchored to the snapshot:\n%s", gh)
+	}
 	// Accept every item that broke.
 	var accept strings.Builder
 	accept.WriteString("# known: the next release\n")

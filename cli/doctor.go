@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"sync"
 
 	"github.com/mcpwire/mcpwire/config"
@@ -28,6 +29,7 @@ type doctorCheck struct {
 	Status string `json:"status"` // ok, warn, fail, skip
 	Detail string `json:"detail"`
 	Hint   string `json:"hint"` // what to do; "" when nothing
+	took   time.Duration
 }
 
 // doctorDoc is `mcpwire doctor --json`.
@@ -76,9 +78,14 @@ func runDoctor(ctx context.Context, inv *invocation, args []string) error {
 	var tf targetFlags
 	tf.register(fs)
 	inv.junitFlag(fs)
+	failOn := "fail"
+	fs.StringVar(&failOn, "fail-on", "fail", "exit 1 on a check that is `fail|warn` or worse (warn: a warning fails the job too)")
 	pos, tail, hasTail, err := parseArgs(fs, args)
 	if err != nil {
 		return err
+	}
+	if failOn != "fail" && failOn != "warn" {
+		return usageErr("--fail-on takes fail or warn, not %q", failOn)
 	}
 	inv.json = tf.json
 	var reports []*doctorReport
@@ -93,12 +100,23 @@ func runDoctor(ctx context.Context, inv *invocation, args []string) error {
 		return err
 	}
 	allOK := true
+	warnings := 0
 	for _, r := range reports {
 		allOK = allOK && r.OK
 		inv.exit = worseExit(inv.exit, r.exitCode())
+		for _, c := range r.Checks {
+			if c.Status == manager.CheckWarn {
+				warnings++
+			}
+		}
+	}
+	if failOn == "warn" && warnings > 0 {
+		allOK = false
+		inv.exit = worseExit(inv.exit, ExitServer)
+		defer inv.say("error: --fail-on warn: %s\n", plural(warnings, "warning"))
 	}
 	if inv.junit != nil {
-		inv.doctorJUnit(reports)
+		inv.doctorJUnit(reports, failOn == "warn")
 	}
 	if inv.json {
 		inv.writeJSON(doctorDoc{inv.header(allOK), reports, manager.SandboxSupport()})
@@ -220,7 +238,7 @@ func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *mana
 	stop()
 	r := &doctorReport{Server: spec.Name, Transport: spec.Transport, Target: spec.Target(), OK: true, Checks: []doctorCheck{}}
 	for _, c := range checks {
-		r.Checks = append(r.Checks, doctorCheck{Phase: c.Phase, Status: c.Status, Detail: c.Detail, Hint: c.Hint})
+		r.Checks = append(r.Checks, doctorCheck{Phase: c.Phase, Status: c.Status, Detail: c.Detail, Hint: c.Hint, took: c.Took})
 	}
 	for _, c := range checks {
 		if c.Status == manager.CheckFail {

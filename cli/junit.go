@@ -242,7 +242,11 @@ func (inv *invocation) testJUnit(rep *testReport) {
 	ms := func(k string) time.Duration { return time.Duration(rep.Timing[k]) * time.Millisecond }
 	s.pass(class, "connect", ms("spawn"), rep.Transport+" "+rep.Target)
 	s.pass(class, "initialize", ms("initialize"), fmt.Sprintf("%s %s, protocol %s", rep.ServerInfo.Name, rep.ServerInfo.Version, rep.Protocol))
-	s.pass(class, "tools/list", ms("list"), plural(len(rep.Tools), "tool"))
+	took := ms("list")
+	if d, ok := rep.took["tools/list"]; ok {
+		took = d
+	}
+	s.pass(class, "tools/list", took, plural(len(rep.Tools), "tool"))
 	warned := func(method string) string {
 		for _, w := range rep.Warnings {
 			if strings.HasPrefix(w, method+":") {
@@ -266,9 +270,9 @@ func (inv *invocation) testJUnit(rep *testReport) {
 		case !l.offer:
 			s.skip(class, l.method, "the server does not offer it")
 		case w != "":
-			s.fail(class, l.method, 0, w, w)
+			s.fail(class, l.method, rep.took[l.method], w, w)
 		default:
-			s.pass(class, l.method, 0, plural(l.n, l.what))
+			s.pass(class, l.method, rep.took[l.method], plural(l.n, l.what))
 		}
 	}
 }
@@ -280,9 +284,9 @@ func (inv *invocation) listJUnit(entries []listEntry) {
 		class := "list." + e.Scope
 		switch {
 		case e.Error != nil:
-			s.fail(class, e.Server, 0, e.Error.Phase+": "+e.Error.Message, e.Error.Phase+": "+e.Error.Message)
+			s.fail(class, e.Server, e.took, e.Error.Phase+": "+e.Error.Message, e.Error.Phase+": "+e.Error.Message)
 		case manager.State(e.State) == manager.StateConnected:
-			s.pass(class, e.Server, 0, e.Transport+" "+e.Target+": "+e.State)
+			s.pass(class, e.Server, e.took, e.Transport+" "+e.Target+": "+e.State)
 		case manager.State(e.State) == manager.StateNeedsLogin:
 			s.fail(class, e.Server, 0, "needs login", "log in with: "+inv.suggest("login", e.Server))
 		case manager.State(e.State) == manager.StateNeedsApproval:
@@ -295,7 +299,7 @@ func (inv *invocation) listJUnit(entries []listEntry) {
 
 // doctorJUnit reports `mcpwire doctor`: a suite per server, a case per
 // check.
-func (inv *invocation) doctorJUnit(reports []*doctorReport) {
+func (inv *invocation) doctorJUnit(reports []*doctorReport, failOnWarn bool) {
 	for _, r := range reports {
 		s := inv.junit.suite(r.Server)
 		class := "doctor." + r.Server
@@ -304,15 +308,17 @@ func (inv *invocation) doctorJUnit(reports []*doctorReport) {
 			if c.Hint != "" {
 				text += "\nhint: " + c.Hint
 			}
-			switch c.Status {
-			case manager.CheckFail:
-				s.fail(class, c.Phase, 0, c.Detail, text)
-			case manager.CheckSkip:
+			switch {
+			case c.Status == manager.CheckFail:
+				s.fail(class, c.Phase, c.took, c.Detail, text)
+			case c.Status == manager.CheckSkip:
 				s.skip(class, c.Phase, c.Detail)
-			case manager.CheckWarn:
-				s.pass(class, c.Phase, 0, "").SystemErr = "warning: " + text
+			case c.Status == manager.CheckWarn && failOnWarn:
+				s.fail(class, c.Phase, c.took, "warning: "+c.Detail, text)
+			case c.Status == manager.CheckWarn:
+				s.pass(class, c.Phase, c.took, "").SystemErr = "warning: " + text
 			default:
-				s.pass(class, c.Phase, 0, c.Detail)
+				s.pass(class, c.Phase, c.took, c.Detail)
 			}
 		}
 	}

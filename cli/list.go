@@ -36,6 +36,8 @@ type listEntry struct {
 	// Cached, with --cached or --offline, says the entry comes from the
 	// home's list cache, and how old it is.
 	Cached *cachedInfo `json:"cached,omitempty"`
+	// took is how long the connection took to start, for JUnit.
+	took time.Duration
 }
 
 // cachedInfo is how old a list cache entry is.
@@ -175,6 +177,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		}
 		if st.State == manager.StateConnected || st.State == stateCached {
 			e.Protocol, e.Era, e.ToolCount = st.ProtocolVersion, string(st.Era), st.Tools
+			e.took = st.Startup
 			if c := st.Surface; c != nil {
 				e.Surface = newSurfaceJSON(c, append(slices.Clone(c.Changed), c.Added...))
 				e.ToolCount -= len(e.Surface.Quarantined)

@@ -36,6 +36,8 @@ type testReport struct {
 	// Surface is how a configured server's tools compare with the
 	// surface pinned at its approval.
 	Surface *surfaceJSON `json:"surface,omitempty"`
+	// took is how long each list took, by method, for JUnit.
+	took map[string]time.Duration
 }
 
 func runTest(ctx context.Context, inv *invocation, args []string) error {
@@ -85,8 +87,17 @@ func runTest(ctx context.Context, inv *invocation, args []string) error {
 // server offers them. A failure of the optional lists is a warning.
 func (inv *invocation) listAll(ctx context.Context, conn *manager.Conn, rep *testReport) error {
 	caps := conn.Init().Capabilities
+	if rep.took == nil {
+		rep.took = map[string]time.Duration{}
+	}
+	start := time.Now()
+	lap := func(method string) {
+		rep.took[method] = time.Since(start)
+		start = time.Now()
+	}
 	if caps.Tools != nil {
 		tools, err := conn.ListTools(ctx)
+		lap("tools/list")
 		if err != nil {
 			return err
 		}
@@ -101,13 +112,16 @@ func (inv *invocation) listAll(ctx context.Context, conn *manager.Conn, rep *tes
 	if caps.Resources != nil {
 		var err error
 		rep.Resources, err = conn.ListResources(ctx)
+		lap("resources/list")
 		optional("resources/list", err)
 		rep.ResourceTemplates, err = conn.ListResourceTemplates(ctx)
+		lap("resources/templates/list")
 		optional("resources/templates/list", err)
 	}
 	if caps.Prompts != nil {
 		var err error
 		rep.Prompts, err = conn.ListPrompts(ctx)
+		lap("prompts/list")
 		optional("prompts/list", err)
 	}
 	return nil

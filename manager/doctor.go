@@ -45,6 +45,9 @@ type Check struct {
 	Status string `json:"status"`
 	Detail string `json:"detail,omitempty"`
 	Hint   string `json:"hint,omitempty"`
+	// Took is how long the phase took to check (since the previous
+	// check was set), for a JUnit report's times.
+	Took time.Duration `json:"-"`
 }
 
 // DoctorPhases are the phases a diagnosis reports, in order, for each
@@ -103,7 +106,7 @@ func Doctor(ctx context.Context, spec *Spec, opts *DoctorOptions) []Check {
 		o.Dial.HTTPClient = opts.Home.HTTPClientTLS(spec.Name, spec.URL, tc)
 		opts = &o
 	}
-	d := &doctor{spec: spec, opts: opts, checks: map[string]*Check{}, tlsConf: tc, tlsErr: tlsErr}
+	d := &doctor{spec: spec, opts: opts, checks: map[string]*Check{}, tlsConf: tc, tlsErr: tlsErr, last: time.Now()}
 	def := &Check{Phase: "definition", Status: CheckOK}
 	if opts.Definition != nil {
 		def = opts.Definition
@@ -136,6 +139,7 @@ type doctor struct {
 	spec   *Spec
 	opts   *DoctorOptions
 	checks map[string]*Check
+	last   time.Time // when the previous check was set
 	// tlsConf is the definition's "tls" (nil: the defaults); tlsErr why
 	// its files could not be read.
 	tlsConf *tls.Config
@@ -150,7 +154,14 @@ func (d *doctor) httpClient() *http.Client {
 	return &http.Client{Transport: base, Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
-func (d *doctor) set(c *Check) { d.checks[c.Phase] = c }
+func (d *doctor) set(c *Check) {
+	now := time.Now()
+	if c.Took == 0 && !d.last.IsZero() {
+		c.Took = now.Sub(d.last)
+	}
+	d.last = now
+	d.checks[c.Phase] = c
+}
 
 func (d *doctor) ok(phase, detail string) {
 	d.set(&Check{Phase: phase, Status: CheckOK, Detail: detail})
@@ -262,10 +273,10 @@ func (d *doctor) session(ctx context.Context) {
 	}
 	defer conn.Close()
 	if d.spec.Transport == "stdio" {
-		d.ok("spawn", fmt.Sprintf("pid %d, %d ms", conn.Pid(), conn.Spawn.Milliseconds()))
+		d.set(&Check{Phase: "spawn", Status: CheckOK, Detail: fmt.Sprintf("pid %d, %d ms", conn.Pid(), conn.Spawn.Milliseconds()), Took: conn.Spawn})
 	}
 	init := conn.Init()
-	d.ok("initialize", fmt.Sprintf("%s %s in %d ms", init.ServerInfo.Name, init.ServerInfo.Version, conn.Initialize.Milliseconds()))
+	d.set(&Check{Phase: "initialize", Status: CheckOK, Detail: fmt.Sprintf("%s %s in %d ms", init.ServerInfo.Name, init.ServerInfo.Version, conn.Initialize.Milliseconds()), Took: conn.Initialize})
 	switch v := conn.ProtocolVersion(); {
 	case conn.Era() == protocol.EraModern:
 		d.ok("version", v+" (modern era)")

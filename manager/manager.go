@@ -617,6 +617,9 @@ type ServerState struct {
 	// background (a call or Restart starts it at once).
 	RetryAt time.Time
 	Pid     int
+	// Startup is how long the running connection took to start: the
+	// spawn (or first connection) and the initialize handshake.
+	Startup time.Duration
 	// Drops counts what the server sent too much of, since the Manager
 	// started: callbacks dropped or merged, server requests and input
 	// requests refused.

@@ -824,6 +824,7 @@ func (s *server) snapshotLocked() ServerState {
 		st.Transport = s.conn.Transport()
 		st.ServerInfo = s.conn.ServerInfo()
 		st.Pid = s.conn.Pid()
+		st.Startup = s.conn.Spawn + s.conn.Initialize
 		if s.dead() && s.state == StateConnected {
 			st.State = StateIdle
 		}

@@ -193,3 +193,37 @@ func hexRune(r rune) string {
 		}
 	}
 }
+
+// GitHubData makes s inert as the message of a GitHub Actions workflow
+// command (`::error title=…::MESSAGE`): [SanitizeText]ed (its newlines
+// and tabs kept, every other control dropped), then % CR LF written %25
+// %0D %0A, as the runner reads them back; so no server text ends the
+// line and starts a command of its own.
+func GitHubData(s string) string { return githubEscape(SanitizeText(s), false) }
+
+// GitHubProperty makes s inert as the value of a property of a GitHub
+// Actions workflow command (`title=VALUE,file=VALUE`): [Sanitize]d, then
+// % CR LF : , written %25 %0D %0A %3A %2C, so that it neither ends the
+// properties (::) nor starts another one (,).
+func GitHubProperty(s string) string { return githubEscape(Sanitize(s), true) }
+
+func githubEscape(s string, property bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '%':
+			b.WriteString("%25")
+		case c == '\r':
+			b.WriteString("%0D")
+		case c == '\n':
+			b.WriteString("%0A")
+		case property && c == ':':
+			b.WriteString("%3A")
+		case property && c == ',':
+			b.WriteString("%2C")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

@@ -310,6 +310,26 @@ func checkRoff(in, out string) error {
 	return nil
 }
 
+// checkGitHub reads out as the GitHub Actions runner does (toolkit's
+// command parser): no CR or LF, in a property no : or , either, and %25
+// %0D %0A %3A %2C turned back into what they stand for, which must be want.
+func checkGitHub(want, out string, property bool) error {
+	if strings.ContainsAny(out, "\r\n") {
+		return errors.New("holds a line break")
+	}
+	if property && strings.ContainsAny(out, ":,") {
+		return errors.New("holds : or , in a property")
+	}
+	if err := terminalInert(out, false); err != nil {
+		return err
+	}
+	got := strings.NewReplacer("%0D", "\r", "%0A", "\n", "%3A", ":", "%2C", ",", "%25", "%").Replace(out)
+	if got != want {
+		return fmt.Errorf("reads as %q, want %q", got, want)
+	}
+	return nil
+}
+
 // TestEscaperTable feeds every hostile string to every escaper.
 func TestEscaperTable(t *testing.T) {
 	for _, h := range append(hostile.Strings, hostile.String{Name: "all", S: hostile.All()}, hostile.String{Name: "empty"}) {
@@ -325,6 +345,8 @@ func TestEscaperTable(t *testing.T) {
 				"EscapeJSON":   checkJSON(s),
 				"ShellQuote":   checkShell(s, ShellQuote(s)),
 				"Roff":         checkRoff(s, Roff(s)),
+				"GitHubData":   checkGitHub(SanitizeText(s), GitHubData(s), false),
+				"GitHubProp":   checkGitHub(Sanitize(s), GitHubProperty(s), true),
 			}
 			for name, err := range checks {
 				if err != nil {
