@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 	"sync"
+	"time"
 
 	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/internal/safe"
