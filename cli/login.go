@@ -25,6 +25,7 @@ type loginFlags struct {
 	clientID          string
 	clientSecretEnv   string
 	clientMetadataURL string
+	callbackPort      int
 	clientCreds       bool
 	privateKey        string
 	signingAlg        string
@@ -74,6 +75,7 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	fs.StringVar(&lf.clientID, "client-id", "", "a pre-registered client id (default: the definition's oauth.client_id)")
 	fs.StringVar(&lf.clientSecretEnv, "client-secret-env", "", "read the pre-registered client secret from this environment `VAR`")
 	fs.StringVar(&lf.clientMetadataURL, "client-metadata-url", "", "a Client ID Metadata Document URL to use as client id where supported")
+	fs.IntVar(&lf.callbackPort, "callback-port", 0, "receive the browser's callback on this loopback `PORT` (redirect_uri http://127.0.0.1:PORT/callback; default: the definition's oauth.callbackPort, else a free port)")
 	fs.BoolVar(&lf.clientCreds, "client-credentials", false, "log in as a machine with the client_credentials grant (no browser)")
 	fs.StringVar(&lf.privateKey, "private-key", "", "client credentials: sign a JWT with this PEM `FILE` instead of a secret")
 	fs.StringVar(&lf.signingAlg, "signing-alg", "", "client credentials: ES256 or RS256 (default: from the key)")
@@ -211,7 +213,10 @@ func (inv *invocation) loginFailure(name, login string, err error) error {
 // loginOptions resolves the NAME or URL of a login and the flags that
 // say how to log in.
 func (inv *invocation) loginOptions(arg string, lf *loginFlags) (*manager.LoginOptions, *manager.Home, error) {
-	opts := &manager.LoginOptions{Getenv: inv.env.Getenv, ClientID: lf.clientID, ClientMetadataURL: lf.clientMetadataURL,
+	if lf.callbackPort < 0 || lf.callbackPort > 65535 {
+		return nil, nil, usageErr("--callback-port takes a port from 1 to 65535")
+	}
+	opts := &manager.LoginOptions{Getenv: inv.env.Getenv, ClientID: lf.clientID, ClientMetadataURL: lf.clientMetadataURL, CallbackPort: lf.callbackPort,
 		ClientCredentials: lf.clientCreds, SigningAlgorithm: lf.signingAlg, IdPTokenEndpoint: lf.idpTokenEndpoint, IdPClientID: lf.idpClientID}
 	cfg, home, err := inv.loadConfig()
 	if err != nil {

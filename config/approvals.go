@@ -132,7 +132,8 @@ func digestForm(key []byte, s *Server, version int) string {
 	if c.TimeoutMS == 0 {
 		c.TimeoutMS = DefaultTimeout.Milliseconds()
 	}
-	if o := s.OAuth; o != nil && (o.ClientID != "" || o.ClientSecret != "" || len(o.Scopes) > 0 || o.AuthorizationServer != "" || o.ClientMetadataURL != "") {
+	if o := s.OAuth; o != nil && (o.ClientID != "" || o.ClientSecret != "" || len(o.Scopes) > 0 || o.AuthorizationServer != "" || o.ClientMetadataURL != "" ||
+		o.CallbackPort != 0 || o.AuthServerMetadataURL != "") {
 		c.OAuth = o
 	}
 	b, err := json.Marshal(c)

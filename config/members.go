@@ -138,6 +138,17 @@ var oauthMembers = []oauthMember{
 	{"client_metadata_url", "string", func(p *entryParser, o *OAuth, v *jnode, field string) {
 		o.ClientMetadataURL, _ = p.httpsURL(v, field)
 	}},
+	{"callbackPort", "number", func(p *entryParser, o *OAuth, v *jnode, field string) {
+		n, err := strconv.Atoi(string(p.data[v.start:v.end]))
+		if v.kind != '0' || err != nil || n < 1 || n > 65535 {
+			p.fail(v.start, field, "must be a port number from 1 to 65535")
+			return
+		}
+		o.CallbackPort = n
+	}},
+	{"authServerMetadataUrl", "string", func(p *entryParser, o *OAuth, v *jnode, field string) {
+		o.AuthServerMetadataURL, _ = p.httpsURL(v, field)
+	}},
 }
 
 // memberIndex finds a member by any of its names.

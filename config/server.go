@@ -168,6 +168,12 @@ type OAuth struct {
 	Scopes              []string `json:"scopes,omitempty"`               // scopes to ask for
 	AuthorizationServer string   `json:"authorization_server,omitempty"` // overrides discovery
 	ClientMetadataURL   string   `json:"client_metadata_url,omitempty"`  // a client ID metadata document
+	// CallbackPort fixes the loopback port of the login's callback
+	// (redirect_uri http://127.0.0.1:PORT/callback); 0 picks one.
+	CallbackPort int `json:"callbackPort,omitempty"`
+	// AuthServerMetadataURL is the authorization server's metadata
+	// document, read instead of discovering it.
+	AuthServerMetadataURL string `json:"authServerMetadataUrl,omitempty"`
 }
 
 // TLS holds an entry's "tls" settings: files, relative to the folder of

@@ -43,6 +43,10 @@ type LoginOptions struct {
 	// definition's oauth settings. The definition's client_secret may
 	// hold ${VAR} references, expanded with Getenv.
 	ClientID, ClientSecret, ClientMetadataURL string
+	// CallbackPort overrides the definition's oauth.callbackPort: the
+	// loopback port of the browser flow's callback (0: the definition's,
+	// else a free one).
+	CallbackPort int
 	// Getenv looks up the variables of the definition's client_secret
 	// (default os.Getenv).
 	Getenv func(string) string
@@ -223,8 +227,13 @@ func (h *Home) Login(ctx context.Context, opts LoginOptions) (*LoginResult, erro
 		if opts.OpenURL == nil {
 			return nil, fail(errors.New("no way to show the authorization URL (LoginOptions.OpenURL)"))
 		}
+		port := o.CallbackPort
+		if opts.CallbackPort != 0 {
+			port = opts.CallbackPort
+		}
 		tok, err = oauth.Login(ctx, oauth.LoginOptions{ServerURL: spec.URL, Client: client, Challenge: challenge,
 			ClientID: o.ClientID, ClientSecret: clientSecret, Scopes: scopes, ClientMetadataURL: o.ClientMetadataURL,
+			CallbackPort: port, AuthServerMetadataURL: o.AuthServerMetadataURL,
 			AuthorizationServer: o.AuthorizationServer, OpenBrowser: opts.OpenURL, ReadPastedURL: opts.ReadPastedURL,
 			Store: store, ServerName: spec.Name, Logf: opts.Logf, Timeout: timeout})
 	}

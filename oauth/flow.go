@@ -37,6 +37,14 @@ type LoginOptions struct {
 	// AuthorizationServer overrides the issuer found in the resource
 	// metadata.
 	AuthorizationServer string
+	// AuthServerMetadataURL, when set, is the authorization server's
+	// metadata document itself, read instead of discovering it (for a
+	// server whose discovery is broken).
+	AuthServerMetadataURL string
+	// CallbackPort, when not 0, is the loopback port the callback is
+	// received on (redirect_uri http://127.0.0.1:PORT/callback), for an
+	// authorization server that allows only a registered redirect URI.
+	CallbackPort int
 	// OpenBrowser is given the authorization URL (it carries state: show
 	// it to the user only). Required.
 	OpenBrowser func(url string) error
@@ -70,7 +78,7 @@ func (o *LoginOptions) now() time.Time {
 
 // discover runs protected resource and authorization server discovery,
 // with the 2025-03-26 fallbacks when the server has no resource metadata.
-func discover(ctx context.Context, client *http.Client, serverURL string, challenge []string, asOverride string, log *logger) (*session, []Challenge, error) {
+func discover(ctx context.Context, client *http.Client, serverURL string, challenge []string, asOverride string, log *logger, metadataURL ...string) (*session, []Challenge, error) {
 	chs, err := ParseChallenges(challenge)
 	if err != nil {
 		log.printf("ignoring unparsable WWW-Authenticate header: %v", err)
@@ -91,6 +99,18 @@ func discover(ctx context.Context, client *http.Client, serverURL string, challe
 		log.printf("no protected resource metadata; using 2025-03-26 discovery")
 	default:
 		return nil, chs, err
+	}
+	if len(metadataURL) > 0 && metadataURL[0] != "" {
+		md, err := firstDocument(ctx, client, metadataURL[:1], "reading the authorization server metadata", ParseAuthServerMetadata)
+		switch {
+		case err != nil:
+			return nil, chs, err
+		case md == nil:
+			return nil, chs, fmt.Errorf("reading the authorization server metadata %s: %w", safe.RedactURL(metadataURL[0]), ErrNoAuthServerMetadata)
+		}
+		s.md, s.issuer = md, md.Issuer
+		log.printf("authorization server %s (metadata from %s)", safe.RedactURL(s.issuer), safe.RedactURL(metadataURL[0]))
+		return s, chs, nil
 	}
 	issuer := asOverride
 	if issuer == "" && prm != nil {
@@ -175,7 +195,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 			rec = r
 		}
 	}
-	s, chs, err := discover(ctx, client, opts.ServerURL, opts.Challenge, opts.AuthorizationServer, log)
+	s, chs, err := discover(ctx, client, opts.ServerURL, opts.Challenge, opts.AuthorizationServer, log, opts.AuthServerMetadataURL)
 	if err != nil {
 		return nil, fmt.Errorf("login: %w", err)
 	}
@@ -198,7 +218,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 		// Kept across a logout: the registration made at this issuer.
 		stored = opts.Store.LoadClient(s.issuer)
 	}
-	ln, err := listenLoopback(stored)
+	ln, err := listenLoopback(stored, opts.CallbackPort)
 	if err != nil {
 		return nil, fmt.Errorf("login: listening for the callback: %v", err)
 	}
@@ -347,9 +367,17 @@ func chooseClient(ctx context.Context, client *http.Client, opts *LoginOptions, 
 	return nil, ErrNoClientID
 }
 
-// listenLoopback listens on 127.0.0.1, on the stored registration's port
-// when possible, else on a free port.
-func listenLoopback(stored *ClientRegistration) (net.Listener, error) {
+// listenLoopback listens on 127.0.0.1: on port when it is not 0 (and
+// only there), else on the stored registration's port when possible, else
+// on a free port.
+func listenLoopback(stored *ClientRegistration, port int) (net.Listener, error) {
+	if port != 0 {
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			return nil, fmt.Errorf("the callback port %d (oauth.callbackPort) cannot be used: %v", port, err)
+		}
+		return ln, nil
+	}
 	if stored != nil && stored.Kind == KindDynamic {
 		for _, r := range stored.RedirectURIs {
 			u, err := url.Parse(r)
