@@ -41,7 +41,7 @@ var allowedImports = map[string][]string{
 	"config/registry": {safe, "config"},
 	"oauth":           {safe},
 	"manager":         {safe, "config", "transport", "protocol", "oauth"},
-	"cli":             {safe, "manager", "config", "config/registry", "protocol", "internal/demo", "golang.org/x/term"},
+	"cli":             {safe, "manager", "config", "config/registry", "protocol", "protocol/server", "internal/demo", "golang.org/x/term"},
 	"internal/safe":   {"golang.org/x/sys"},
 }
 

@@ -128,6 +128,7 @@ func commands() []*command {
 		{name: "read", usage: "read TARGET URI [--out FILE [--force]] [--json]", short: "read a resource", run: runRead},
 		{name: "prompt", usage: "prompt TARGET NAME [k=v…] [--json]", short: "get a prompt", run: runPrompt},
 		{name: "complete", usage: "complete TARGET (--prompt NAME | --resource URI) ARG VALUE", short: "ask for completions of an argument", run: runComplete},
+		{name: "proxy", usage: "proxy TARGET [--listen ADDR [--listen-public] [--bearer-token-env-var NAME | --no-auth]]", short: "serve TARGET to a host over stdio (or --listen: streamable HTTP), mcpwire keeping its tokens and process", run: runProxy},
 		{name: "login", usage: "login NAME [--no-browser] [--scopes S] [--force] [--json | --events]", short: "log in to an OAuth-protected server", run: runLogin},
 		{name: "logout", usage: "logout NAME", short: "forget (and revoke) a server's tokens", run: runLogout},
 		{name: "search", usage: "search [TERM] [--registry URL] [--json]", short: "servers of the MCP Registry whose name holds TERM: version, transports, status", run: runSearch},

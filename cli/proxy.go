@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
+	"github.com/mcpwire/mcpwire/protocol"
+	mcpserver "github.com/mcpwire/mcpwire/protocol/server"
+)
+
+// proxyFlags are proxy's own flags.
+type proxyFlags struct {
+	listen      string
+	public      bool
+	bearerVar   string
+	noAuth      bool
+	allowOrigin string
+}
+
+// runProxy serves one target to its caller: over stdio (the host starts
+// mcpwire proxy TARGET as its server), or with --listen over streamable
+// HTTP. mcpwire is the client of the target (its transport, era, OAuth
+// tokens and process stay here) and a server, of both eras, to the host.
+func runProxy(ctx context.Context, inv *invocation, args []string) error {
+	fs := newFlagSet("proxy")
+	var tf targetFlags
+	var pf proxyFlags
+	tf.register(fs)
+	fs.StringVar(&pf.listen, "listen", "", "serve streamable HTTP at `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
+	fs.BoolVar(&pf.public, "listen-public", false, "allow a --listen address that is not loopback")
+	fs.StringVar(&pf.bearerVar, "bearer-token-env-var", "", "with --listen: require the bearer token in the environment variable `NAME`")
+	fs.BoolVar(&pf.noAuth, "no-auth", false, "with --listen-public: serve without a bearer token (anyone who reaches the address may use the server)")
+	pos, tail, hasTail, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	t, rest, err := inv.resolveTarget(ctx, &tf, pos, tail, hasTail)
+	if err != nil {
+		return err
+	}
+	defer t.stop()
+	if err := noMoreArgs(rest); err != nil {
+		return err
+	}
+	sopts := mcpserver.Options{Log: safe.NewTextWriter(inv.env.Stderr), LogPrefix: "mcpwire proxy"}
+	if pf.listen != "" {
+		if err := inv.listenPolicy(&pf, &sopts); err != nil {
+			return err
+		}
+	}
+	fwd := mcpserver.NewForwarder()
+	var popts protocol.Options
+	fwd.ClientOptions(&popts)
+	conn, err := inv.connect(ctx, t, &tf, popts)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	fwd.Attach(conn.Session)
+	srv := mcpserver.New(fwd.Options(sopts))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-conn.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if pf.listen == "" {
+		if err := srv.ServeStdio(ctx, inv.env.Stdin, inv.env.Stdout); err != nil {
+			return err
+		}
+		return inv.targetEnded(t, conn.Err(), ctx)
+	}
+	return inv.serveListen(ctx, srv, pf.listen, t)
+}
+
+// targetEnded says why the proxy ended when its target did.
+func (inv *invocation) targetEnded(t *target, err error, ctx context.Context) error {
+	if err == nil || ctx.Err() == nil {
+		return nil
+	}
+	return fail(ExitServer, "proxy", fmt.Errorf("%s: the server's session ended: %v", safe.Sanitize(t.spec.Name), err))
+}
+
+// listenPolicy checks --listen: loopback by default; another address
+// only with --listen-public and a bearer token (or --no-auth, said
+// loudly).
+func (inv *invocation) listenPolicy(pf *proxyFlags, sopts *mcpserver.Options) error {
+	host, _, err := net.SplitHostPort(pf.listen)
+	if err != nil {
+		return usageErr("--listen %s: want HOST:PORT (e.g. 127.0.0.1:8080): %v", pf.listen, err)
+	}
+	ip := net.ParseIP(host)
+	loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
+	if pf.bearerVar != "" {
+		tok := inv.env.Getenv(pf.bearerVar)
+		if tok == "" {
+			return usageErr("--bearer-token-env-var %s: the variable is not set", pf.bearerVar)
+		}
+		sopts.BearerToken = tok
+	}
+	if !loopback {
+		if !pf.public {
+			return usageErr("--listen %s is not a loopback address: add --listen-public (and --bearer-token-env-var NAME or --no-auth)", pf.listen)
+		}
+		if sopts.BearerToken == "" && !pf.noAuth {
+			return usageErr("--listen-public needs --bearer-token-env-var NAME, or --no-auth to serve without a token")
+		}
+		if sopts.BearerToken == "" {
+			inv.say("WARNING: serving %s on %s WITHOUT AUTHENTICATION (--no-auth): anyone who reaches the address may use it\n", "the server", pf.listen)
+		}
+		// Hosts of other machines send their own Host; browsers from other
+		// sites are still refused by Origin.
+		sopts.AllowOrigin = func(origin string) bool {
+			return mcpserver.LoopbackOrigin(origin) || strings.HasSuffix(origin, "//"+pf.listen)
+		}
+	}
+	sopts.ResourceName = "mcpwire proxy"
+	return nil
+}
+
+// serveListen serves srv over streamable HTTP at addr until ctx ends.
+func (inv *invocation) serveListen(ctx context.Context, srv *mcpserver.Server, addr string, t *target) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fail(ExitUsage, phaseUsage, fmt.Errorf("--listen %s: %v", addr, err))
+	}
+	h := srv.HTTPHandler()
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	inv.say("mcpwire proxy: serving %s on http://%s/mcp\n", safe.Sanitize(t.spec.Name), ln.Addr())
+	select {
+	case <-ctx.Done():
+	case err = <-served:
+	}
+	h.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if hs.Shutdown(sctx) != nil {
+		hs.Close()
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fail(ExitServer, "proxy", fmt.Errorf("serving on %s: %v", addr, err))
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package cli_test
+
+import (
+	"bufio"
+	"context"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestProxyStdio: a host (mcpwire itself, a child process) reaches the
+// demo through `mcpwire proxy -- …` over pipes, in each era to each era:
+// calls, structured results, and an elicitation the target asks of a
+// legacy host.
+func TestProxyStdio(t *testing.T) {
+	r := newRunner(t)
+	for _, c := range []struct{ name, host, target string }{
+		{"modern to modern", "", ""},
+		{"legacy host, modern-only server", "--protocol=2025-11-25", "--era=modern"},
+		{"modern host, legacy server", "", "--era=legacy"},
+		{"old legacy host, dual server", "--protocol=2025-06-18", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			words := func(tool ...string) []string {
+				args := []string{"call"}
+				if c.host != "" {
+					args = append(args, c.host)
+				}
+				args = append(args, tool...)
+				args = append(args, "--", r.bin, "proxy", "--", r.bin, "serve-demo")
+				if c.target != "" {
+					args = append(args, c.target)
+				}
+				return args
+			}
+			res := r.run(t, words("add", "a=2", "b=3", "--json")...).want(t, 0)
+			if !strings.Contains(res.stdout, `"sum": 5`) {
+				t.Fatalf("no structured sum through the proxy:\n%s", res)
+			}
+			res = r.run(t, words("echo", "text=through the proxy")...).want(t, 0)
+			if strings.TrimSpace(res.stdout) != "through the proxy" {
+				t.Fatalf("echo through the proxy:\n%s", res)
+			}
+			if c.host != "" {
+				res = r.run(t, words("ask", "--elicit", "defaults")...).want(t, 0)
+				if !strings.Contains(res.stdout, `"name":"Ada"`) {
+					t.Fatalf("the target's elicitation did not reach the host:\n%s", res)
+				}
+			}
+		})
+	}
+}
+
+// TestProxyListen: --listen serves the target over streamable HTTP on
+// loopback (a host connects by URL); a public address needs
+// --listen-public and a token or --no-auth.
+func TestProxyListen(t *testing.T) {
+	r := newRunner(t)
+	r.run(t, "proxy", "--listen", "0.0.0.0:0", "--", r.bin, "serve-demo").want(t, 2)
+	res := r.run(t, "proxy", "--listen", "0.0.0.0:0", "--listen-public", "--", r.bin, "serve-demo").want(t, 2)
+	if !strings.Contains(res.stderr, "--no-auth") {
+		t.Fatalf("the refusal does not say what to add:\n%s", res)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.bin, "proxy", "--listen", "127.0.0.1:0", "--", r.bin, "serve-demo")
+	cmd.Dir, cmd.Env = r.dir, r.env
+	cmd.WaitDelay = 5 * time.Second
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cancel()
+		_ = cmd.Wait()
+	}()
+	url := ""
+	sc := bufio.NewScanner(stderr)
+	re := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/mcp)`)
+	for url == "" && sc.Scan() {
+		if m := re.FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+		}
+	}
+	if url == "" {
+		t.Fatal("the proxy did not say where it listens")
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	for _, pin := range []string{"", "--protocol=2025-11-25"} {
+		args := []string{"call", url, "echo", "text=over http"}
+		if pin != "" {
+			args = append(args, pin)
+		}
+		res := r.run(t, args...).want(t, 0)
+		if strings.TrimSpace(res.stdout) != "over http" {
+			t.Fatalf("%s: echo through --listen:\n%s", pin, res)
+		}
+	}
+}

@@ -1,0 +1,276 @@
+package server
+
+// The forwarder: one client session (a protocol.Session with a server)
+// served as a server, in either era to either era. The proxy of mcpwire
+// is a Server with a Forwarder's options: the host never sees the
+// target's transport, era, tokens or process.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// A Forwarder forwards a host's requests to a target session and the
+// target's notifications and requests to the host. Make it with
+// NewForwarder, give ClientOptions to the target's session, then call
+// Attach with that session and serve the Server of Options.
+type Forwarder struct {
+	mu     sync.Mutex
+	target *protocol.Session
+	hosts  map[*Session]Peer // the host sessions, with the peer of their last request
+	ready  chan struct{}
+}
+
+// NewForwarder returns a Forwarder without a target yet.
+func NewForwarder() *Forwarder {
+	return &Forwarder{hosts: map[*Session]Peer{}, ready: make(chan struct{})}
+}
+
+// Attach gives the forwarder its target; the server answers from then on.
+func (f *Forwarder) Attach(target *protocol.Session) {
+	f.mu.Lock()
+	f.target = target
+	f.mu.Unlock()
+	close(f.ready)
+}
+
+func (f *Forwarder) session(ctx context.Context) (*protocol.Session, error) {
+	select {
+	case <-f.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.target, nil
+}
+
+// ClientOptions sets, in opts, what the target's session needs to reach
+// the host: change notifications and log messages passed on, and the
+// server requests (roots, elicitation, sampling) asked of the host that
+// sent the request in flight (a legacy host; a modern host is asked
+// nothing: the target gets an error).
+func (f *Forwarder) ClientOptions(opts *protocol.Options) {
+	changed := func(method string) func() {
+		return func() { f.notifyAll(method, nil) }
+	}
+	opts.OnToolsChanged = changed("notifications/tools/list_changed")
+	opts.OnPromptsChanged = changed("notifications/prompts/list_changed")
+	opts.OnResourcesChanged = changed("notifications/resources/list_changed")
+	opts.OnResourceUpdated = func(uri string) { f.notifyAll("notifications/resources/updated", map[string]any{"uri": uri}) }
+	opts.OnLog = func(p protocol.LogParams) {
+		f.notifyAll("notifications/message", map[string]any{"level": p.Level, "logger": p.Logger, "data": p.Data})
+	}
+	opts.Roots = func(ctx context.Context) ([]protocol.Root, error) {
+		var out struct {
+			Roots []protocol.Root `json:"roots"`
+		}
+		err := f.askHost(ctx, "roots/list", nil, &out)
+		return out.Roots, err
+	}
+	opts.Elicit = func(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+		var out protocol.ElicitResult
+		err := f.askHost(ctx, "elicitation/create", p, &out)
+		return &out, err
+	}
+	opts.Sample = func(ctx context.Context, p json.RawMessage) (any, error) {
+		var out json.RawMessage
+		err := f.askHost(ctx, "sampling/createMessage", p, &out)
+		return out, err
+	}
+}
+
+// notifyAll sends a notification to every host session: on its peer
+// (legacy) and to its subscriptions (modern).
+func (f *Forwarder) notifyAll(method string, params any) {
+	f.mu.Lock()
+	hosts := make(map[*Session]Peer, len(f.hosts))
+	for s, p := range f.hosts {
+		hosts[s] = p
+	}
+	f.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for s, p := range hosts {
+		if unrelated(method) {
+			s.Broadcast(ctx, method, params)
+		}
+		if p != nil {
+			if method == "notifications/message" {
+				level, _ := params.(map[string]any)["level"].(string)
+				s.Log(ctx, p, fmt.Sprint(params.(map[string]any)["logger"]), level, params.(map[string]any)["data"])
+				continue
+			}
+			_ = p.Notify(ctx, method, params)
+		}
+	}
+}
+
+// askHost sends a server request to a host that can answer it.
+func (f *Forwarder) askHost(ctx context.Context, method string, params, out any) error {
+	f.mu.Lock()
+	var peer Peer
+	for s, p := range f.hosts {
+		if p != nil && s.Version() != "" {
+			peer = p
+			break
+		}
+	}
+	f.mu.Unlock()
+	if peer == nil {
+		return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "%s: the host behind the proxy cannot be asked (no legacy session)", method)
+	}
+	raw, err := peer.Call(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, out)
+}
+
+// Options fills base with what the forwarder serves: the target's
+// identity, capabilities and instructions, and a handler per session.
+func (f *Forwarder) Options(base Options) Options {
+	init := func() *protocol.InitializeResult {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		t, err := f.session(ctx)
+		if err != nil || t == nil {
+			return &protocol.InitializeResult{}
+		}
+		return t.Init()
+	}
+	base.ServerInfo = func() any { return init().ServerInfo }
+	base.Capabilities = func() map[string]any {
+		var m map[string]any
+		b, _ := json.Marshal(init().Capabilities)
+		_ = json.Unmarshal(b, &m)
+		delete(m, "tasks")
+		if m == nil {
+			m = map[string]any{}
+		}
+		return m
+	}
+	base.Instructions = func() string { return init().Instructions }
+	base.KnownResource = func(string) bool { return true }
+	base.NewSession = func(s *Session) Handler {
+		f.mu.Lock()
+		f.hosts[s] = nil
+		f.mu.Unlock()
+		return &forwardSession{f: f, s: s}
+	}
+	return base
+}
+
+// A forwardSession is one host session of a Forwarder.
+type forwardSession struct {
+	f *Forwarder
+	s *Session
+}
+
+// Serve forwards one request.
+func (fs *forwardSession) Serve(ctx context.Context, p Peer, req *jsonrpc.Request) (any, error) {
+	if Modern(ctx) == nil {
+		fs.f.mu.Lock()
+		fs.f.hosts[fs.s] = p
+		fs.f.mu.Unlock()
+	}
+	t, err := fs.f.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := forward(ctx, t, p, req)
+	return res, hostError(err)
+}
+
+// hostError is the error the host gets: the target's JSON-RPC error as
+// it was, anything else an internal error that says what failed.
+func hostError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return je
+	}
+	var ir *InputRequired
+	if errors.As(err, &ir) || errors.Is(err, ErrCancelled) {
+		return err
+	}
+	return jsonrpc.NewError(jsonrpc.CodeInternalError, "proxy: %v", err)
+}
+
+func forward(ctx context.Context, t *protocol.Session, p Peer, req *jsonrpc.Request) (any, error) {
+	var in struct {
+		Name      string            `json:"name"`
+		URI       string            `json:"uri"`
+		Arguments json.RawMessage   `json:"arguments"`
+		Ref       protocol.Reference
+		Argument  struct{ Name, Value string }
+		Context   struct {
+			Arguments map[string]string `json:"arguments"`
+		} `json:"context"`
+		Meta struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if err := Decode(req.Params, &in); err != nil {
+		return nil, err
+	}
+	switch req.Method {
+	case "tools/list":
+		tools, err := t.ListTools(ctx)
+		return map[string]any{"tools": nonNil(tools)}, err
+	case "tools/call":
+		opts := &protocol.CallOptions{}
+		if tok := in.Meta.ProgressToken; len(tok) > 0 && string(tok) != "null" {
+			opts.Progress = func(pp protocol.ProgressParams) {
+				pp.ProgressToken = tok
+				_ = p.Notify(ctx, "notifications/progress", pp)
+			}
+		}
+		var args any
+		if len(in.Arguments) > 0 {
+			args = in.Arguments
+		}
+		return t.CallTool(ctx, in.Name, args, opts)
+	case "resources/list":
+		rs, err := t.ListResources(ctx)
+		return map[string]any{"resources": nonNil(rs)}, err
+	case "resources/templates/list":
+		rs, err := t.ListResourceTemplates(ctx)
+		return map[string]any{"resourceTemplates": nonNil(rs)}, err
+	case "resources/read":
+		return t.ReadResource(ctx, in.URI)
+	case "resources/subscribe":
+		return struct{}{}, t.Subscribe(ctx, in.URI)
+	case "resources/unsubscribe":
+		return struct{}{}, t.Unsubscribe(ctx, in.URI)
+	case "prompts/list":
+		ps, err := t.ListPrompts(ctx)
+		return map[string]any{"prompts": nonNil(ps)}, err
+	case "prompts/get":
+		var a struct {
+			Arguments map[string]string `json:"arguments"`
+		}
+		_ = json.Unmarshal(req.Params, &a)
+		return t.GetPrompt(ctx, in.Name, a.Arguments)
+	case "completion/complete":
+		return t.Complete(ctx, in.Ref, in.Argument.Name, in.Argument.Value, in.Context.Arguments)
+	}
+	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+}
+
+// nonNil keeps an empty list a list ([], not null).
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
