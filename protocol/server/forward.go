@@ -208,9 +208,9 @@ func hostError(err error) error {
 
 func forward(ctx context.Context, t *protocol.Session, p Peer, req *jsonrpc.Request) (any, error) {
 	var in struct {
-		Name      string            `json:"name"`
-		URI       string            `json:"uri"`
-		Arguments json.RawMessage   `json:"arguments"`
+		Name      string          `json:"name"`
+		URI       string          `json:"uri"`
+		Arguments json.RawMessage `json:"arguments"`
 		Ref       protocol.Reference
 		Argument  struct{ Name, Value string }
 		Context   struct {
