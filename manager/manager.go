@@ -631,6 +631,9 @@ type ServerState struct {
 	// Reserved are the server's tools not offered because their offered
 	// name is one of Options.Reserved (by their names on the server).
 	Reserved []string
+	// Sandboxed says a stdio server runs contained by a sandbox (its
+	// definition's, or the home's default).
+	Sandboxed bool
 }
 
 // States returns every server's state, in configuration order.

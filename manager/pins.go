@@ -306,3 +306,23 @@ func AcceptSurface(approvals *config.Approvals, def *config.Server, r *SurfaceRe
 	}
 	return savePins(approvals, def, &pinRecord{Pinned: r.Seen})
 }
+
+// SurfaceReview reads the surface pinned for def in the home (see
+// ReviewSurface): nil when none is pinned under its current approval.
+func (h *Home) SurfaceReview(def *config.Server) (*SurfaceReview, error) {
+	a, err := h.Approvals()
+	if err != nil {
+		return nil, err
+	}
+	return ReviewSurface(a, def)
+}
+
+// AcceptSurface pins, in the home, the surface the review showed as seen
+// (see AcceptSurface): a person approved it.
+func (h *Home) AcceptSurface(def *config.Server, r *SurfaceReview) error {
+	a, err := h.Approvals()
+	if err != nil {
+		return err
+	}
+	return AcceptSurface(a, def, r)
+}

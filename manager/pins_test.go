@@ -120,7 +120,7 @@ func TestPinnedSurfaceQuarantinesChangedTool(t *testing.T) {
 	m.Close()
 
 	// The review shows the change; accepting it re-pins.
-	r, err := ReviewSurface(a, def)
+	r, err := openHome(t, h.home).SurfaceReview(def)
 	if err != nil || r == nil || r.Seen == nil {
 		t.Fatalf("review: %+v %v", r, err)
 	}
@@ -128,7 +128,7 @@ func TestPinnedSurfaceQuarantinesChangedTool(t *testing.T) {
 	if err != nil || !slices.ContainsFunc(changes, func(c surface.Change) bool { return c.Name == "echo" && c.Change == "description-changed" }) {
 		t.Fatalf("changes: %+v %v", changes, err)
 	}
-	if err := AcceptSurface(a, def, r); err != nil {
+	if err := openHome(t, h.home).AcceptSurface(def, r); err != nil {
 		t.Fatal(err)
 	}
 	if err := AcceptSurface(a, def, r); !errors.As(err, new(*StaleSurfaceError)) {

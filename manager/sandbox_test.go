@@ -42,7 +42,7 @@ func TestSandboxedFilesystemServer(t *testing.T) {
 	}
 	defer m.Close()
 	tools := mustTools(t, m)
-	if st := state(t, m, "fs"); st.State != StateConnected {
+	if st := state(t, m, "fs"); st.State != StateConnected || !st.Sandboxed {
 		t.Fatalf("state %s: %v", st.State, st.Err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

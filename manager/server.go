@@ -812,7 +812,7 @@ func (s *server) snapshotLocked() ServerState {
 	st := ServerState{Name: s.def.Name, State: s.state, Phase: s.phase, Err: s.err,
 		Tools: len(s.tools), Stale: s.stale, RefreshErr: s.refreshErr, ReloadErr: s.reloadErr,
 		Instructions: s.instructions, Drops: s.m.events.drops(s.def.Name),
-		Surface: s.surface, Reserved: slices.Clone(s.reserved)}
+		Surface: s.surface, Reserved: slices.Clone(s.reserved), Sandboxed: s.spec != nil && len(s.spec.Sandbox) > 0}
 	switch {
 	case s.breakerOpen():
 		st.RetryAt = s.openTill
