@@ -81,9 +81,9 @@ func (inv *invocation) authClient(t *target) *http.Client {
 		if err != nil {
 			return manager.ErrorClient(fmt.Errorf("server %q: %v", t.server.Name, err))
 		}
-		return h.HTTPClientTLS(t.spec.Name, t.spec.URL, tc)
+		return manager.WithHeadersHelper(h.HTTPClientTLS(t.spec.Name, t.spec.URL, tc), t.server)
 	}
-	return h.HTTPClient(t.spec.Name, t.spec.URL)
+	return manager.WithHeadersHelper(h.HTTPClient(t.spec.Name, t.spec.URL), t.server)
 }
 
 // authFailure fills f for a run that needs a login (exit 4) and reports

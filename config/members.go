@@ -59,6 +59,12 @@ var members = []member{
 		p.s.OAuth = p.oauth(f.val)
 		p.oauthAt = f.keyStart
 	}},
+	{name: "headersHelper", typ: "string", only: TypeHTTP, digest: asWritten, read: func(p *entryParser, f *jmember) {
+		p.s.HeadersHelper, _ = p.str(f.val, f.key)
+		if f.val.kind == '"' && strings.TrimSpace(p.s.HeadersHelper) == "" {
+			p.fail(f.val.start, f.key, "must not be empty")
+		}
+	}},
 	{name: "tls", typ: "object", only: TypeHTTP, digest: asWritten, read: func(p *entryParser, f *jmember) {
 		p.s.TLS = p.tls(f.val)
 	}},

@@ -72,6 +72,12 @@ type Server struct {
 	URL     string
 	Headers map[string]string
 	OAuth   *OAuth // nil when the entry has no "oauth"
+	// HeadersHelper is a command line ("headersHelper", run by the
+	// shell in the folder of the defining file) that prints headers to
+	// send, "Name: value" a line or one JSON object: tokens an
+	// organization's own tool mints. It runs before the first request and
+	// again after a 401; the approval covers it.
+	HeadersHelper string
 	// TLS holds the files of "tls": a CA bundle to trust and a client
 	// certificate (mTLS); nil when the entry has none.
 	TLS *TLS

@@ -215,7 +215,7 @@ func (h *Home) httpClientFor(s *config.Server) *http.Client {
 	if err != nil {
 		return ErrorClient(fmt.Errorf("server %q: %v", s.Name, err))
 	}
-	return h.HTTPClientTLS(s.Name, u, tc)
+	return WithHeadersHelper(h.HTTPClientTLS(s.Name, u, tc), s)
 }
 
 // A StepUp is the pending step-up of a server: the scopes the next login
