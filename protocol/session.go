@@ -538,6 +538,7 @@ type sessionCall struct {
 	hard    time.Time // progress extends the timeout up to here
 	timer   *time.Timer
 	fired   atomic.Bool
+	moved   atomic.Bool // progress pushed the timeout back
 	pending *jsonrpc.Pending
 	entry   *progressEntry // when progress was asked for
 	token   string         // the progress token, when asked for
@@ -582,7 +583,11 @@ func (sc *sessionCall) expire() {
 	if sc.fired.Swap(true) {
 		return
 	}
-	sc.te.Timeout = time.Since(sc.start).Round(time.Millisecond)
+	// The timeout as configured, so that the error reads the same on a
+	// loaded machine; how long it waited when progress pushed it back.
+	if sc.moved.Load() {
+		sc.te.Timeout = time.Since(sc.start).Round(time.Millisecond)
+	}
 	sc.cancel(&sc.te)
 }
 
@@ -590,6 +595,7 @@ func (sc *sessionCall) expire() {
 // the hard limit.
 func (sc *sessionCall) extend() {
 	if left := time.Until(sc.hard); left > 0 && !sc.fired.Load() && sc.timer != nil {
+		sc.moved.Store(true)
 		sc.timer.Reset(min(sc.timeout, left))
 	}
 }
