@@ -260,7 +260,7 @@ func (s *server) noticeLocked(kind NoticeKind) {
 	if kind == NoticeRecovered {
 		s.lastNotice = ""
 	}
-	opts := s.m.opts
+	opts := &s.m.opts // not a copy: Update writes its Config
 	name := s.def.Name
 	if f := opts.OnNotice; f != nil {
 		n := Notice{Server: name, Kind: kind, State: s.snapshotLocked()}

@@ -505,13 +505,26 @@ func TestHTTPResumeDroppedStream(t *testing.T) {
 		writeEvent(w, "ev-2", `{"jsonrpc":"2.0","id":7,"result":{"done":true}}`)
 	}
 	hc := dial(t, &HTTP{URL: f.url()})
-	var progress []string
-	conn := session(t, hc, &jsonrpc.ConnOptions{Notify: func(req *jsonrpc.Request) { progress = append(progress, req.Method) }})
+	notes := make(chan string, 8)
+	session(t, hc, &jsonrpc.ConnOptions{Notify: func(req *jsonrpc.Request) {
+		select {
+		case notes <- req.Method:
+		default:
+		}
+	}})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_ = conn
 	if err := hc.Write(ctx, &jsonrpc.Request{ID: jsonrpc.Int64ID(7), Method: "slow"}); err != nil {
 		t.Fatal(err)
+	}
+	// The progress sent before the drop reaches the reader.
+	select {
+	case m := <-notes:
+		if m != "notifications/progress" {
+			t.Errorf("notification %s, want notifications/progress", m)
+		}
+	case <-ctx.Done():
+		t.Fatal("the progress sent before the drop never reached the reader")
 	}
 	gets := f.waitFor(1, "resuming GET", func(h hit) bool { return h.HTTPMethod == "GET" && h.LastEvent != "" })
 	if gets[0].LastEvent != "ev-1" || gets[0].Session != "sess-1" || gets[0].Version != "2025-11-25" {

@@ -3,6 +3,7 @@ package transport
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -60,6 +61,12 @@ func helperStdio(t testing.TB, name string, env map[string]string) *Stdio {
 		env = map[string]string{}
 	}
 	env[helperEnv] = name
+	// Under -cover the helper (this binary) writes its coverage where
+	// GOCOVERDIR says, or warns on stderr, which tests of the stderr
+	// tail read: give it a folder (ChildEnv passes no such variable).
+	if _, ok := env["GOCOVERDIR"]; !ok {
+		env["GOCOVERDIR"] = cmp.Or(os.Getenv("GOCOVERDIR"), t.TempDir())
+	}
 	return &Stdio{Command: exe, Env: ChildEnv(os.Environ(), env)}
 }
 
