@@ -1,7 +1,11 @@
 package registry
 
 import (
+	"archive/zip"
+	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -40,6 +44,33 @@ func FuzzParseLock(f *testing.F) {
 		again, err := ParseLock("f", l.Encode())
 		if err != nil || string(again.Encode()) != string(l.Encode()) {
 			t.Fatalf("not stable: %v", err)
+		}
+	})
+}
+
+// FuzzBundleManifest feeds the MCPB reader arbitrary archives: no panic;
+// an archive it unpacks leaves nothing outside its folder.
+func FuzzBundleManifest(f *testing.F) {
+	f.Add(bundleZip(f, map[string]string{"manifest.json": manifest, "server/index.js": "x"}))
+	f.Add(bundleZip(f, map[string]string{"manifest.json": manifest, "../x": "x"}))
+	f.Add(bundleZip(f, map[string]string{"manifest.json": `{"server":{"mcp_config":{"command":"x"}}}`, "a@": "/etc"}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		if _, err := readManifest(zr); err != nil {
+			return
+		}
+		base := t.TempDir()
+		dir := filepath.Join(base, "b")
+		os.Mkdir(dir, 0o700)
+		if unpack(zr, dir) != nil {
+			return
+		}
+		entries, _ := os.ReadDir(base)
+		if len(entries) != 1 {
+			t.Fatalf("unpack wrote outside its folder: %v", entries)
 		}
 	})
 }

@@ -254,7 +254,7 @@ func TestPostInstallInstructions(t *testing.T) {
 
 // bundleZip returns a zip of files (name → content; a name ending in
 // "@" is a symbolic link to its content).
-func bundleZip(t *testing.T, files map[string]string) []byte {
+func bundleZip(t testing.TB, files map[string]string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
