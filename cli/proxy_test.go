@@ -3,11 +3,15 @@ package cli_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/peers"
 )
 
 // TestProxyStdio: a host (mcpwire itself, a child process) reaches the
@@ -64,37 +68,8 @@ func TestProxyListen(t *testing.T) {
 		t.Fatalf("the refusal does not say what to add:\n%s", res)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, r.bin, "proxy", "--listen", "127.0.0.1:0", "--", r.bin, "serve-demo")
-	cmd.Dir, cmd.Env = r.dir, r.env
-	cmd.WaitDelay = 5 * time.Second
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cancel()
-		_ = cmd.Wait()
-	}()
-	url := ""
-	sc := bufio.NewScanner(stderr)
-	re := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/mcp)`)
-	for url == "" && sc.Scan() {
-		if m := re.FindStringSubmatch(sc.Text()); m != nil {
-			url = m[1]
-		}
-	}
-	if url == "" {
-		t.Fatal("the proxy did not say where it listens")
-	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
+	url, stop := startProxyListen(t, r, "--", r.bin, "serve-demo")
+	defer stop()
 	for _, pin := range []string{"", "--protocol=2025-11-25"} {
 		args := []string{"call", url, "echo", "text=over http"}
 		if pin != "" {
@@ -105,4 +80,81 @@ func TestProxyListen(t *testing.T) {
 			t.Fatalf("%s: echo through --listen:\n%s", pin, res)
 		}
 	}
+}
+
+// TestProxyTypeScriptSDK: the TypeScript SDK's client (legacy era), a
+// host that is not ours, reaches a modern-only demo through mcpwire proxy,
+// over stdio and over --listen: tools listed, calls answered, the
+// target's elicitation answered by the SDK's handler.
+func TestProxyTypeScriptSDK(t *testing.T) {
+	node := peers.Node(t)
+	peers.SDK(t)
+	script := filepath.Join(peers.Root(t), "scripts", "peers", "sdk-client.mjs")
+	r := newRunner(t)
+	check := func(how string, args ...string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
+		cmd.Dir, cmd.Env = r.dir, r.env
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: the TypeScript SDK client: %v\n%s", how, err, out)
+		}
+		var got struct {
+			Tools []string `json:"tools"`
+			Echo  string   `json:"echo"`
+			Sum   float64  `json:"sum"`
+			Asked string   `json:"asked"`
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%s: %v\n%s", how, err, out)
+		}
+		if len(got.Tools) < 10 || got.Echo != "from the TypeScript SDK" || got.Sum != 5 || !strings.Contains(got.Asked, `"Ada"`) {
+			t.Fatalf("%s: %+v", how, got)
+		}
+	}
+	check("stdio", "--stdio", r.bin, "proxy", "--", r.bin, "serve-demo", "--era=modern")
+
+	url, stop := startProxyListen(t, r, "--", r.bin, "serve-demo", "--era=modern")
+	defer stop()
+	check("--listen", "--http", url)
+}
+
+// startProxyListen starts mcpwire proxy --listen 127.0.0.1:0 with target
+// words, and returns the URL it says it serves and a stop.
+func startProxyListen(t *testing.T, r *runner, target ...string) (string, func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	cmd := exec.CommandContext(ctx, r.bin, append([]string{"proxy", "--listen", "127.0.0.1:0"}, target...)...)
+	cmd.Dir, cmd.Env = r.dir, r.env
+	cmd.WaitDelay = 5 * time.Second
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop := func() {
+		cancel()
+		_ = cmd.Wait()
+	}
+	url := ""
+	sc := bufio.NewScanner(stderr)
+	re := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/mcp)`)
+	for url == "" && sc.Scan() {
+		if m := re.FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+		}
+	}
+	if url == "" {
+		stop()
+		t.Fatal("the proxy did not say where it listens")
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	return url, stop
 }
