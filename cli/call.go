@@ -110,7 +110,7 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 	if tf.timeout == 0 && t.spec.ToolTimeout > 0 {
 		copts.Timeout = t.spec.ToolTimeout // the definition's toolTimeout, as the manager uses it
 	}
-	if ev.on || (inv.live != nil && !inv.json) {
+	if ev.on || !inv.json {
 		copts.Progress = ev.progress(inv)
 	}
 	start := time.Now()
@@ -282,6 +282,12 @@ func (e *events) progress(inv *invocation) func(protocol.ProgressParams) {
 		}
 		if p.Message != "" {
 			msg += " " + oneLine(p.Message, 200)
+		}
+		if inv.live == nil {
+			// A pipe (a CI log): each progress is a line of its own, as
+			// it comes.
+			inv.say("%s\n", safe.Sanitize(msg))
+			return
 		}
 		// The spinner's line shows it while the call runs; the last one
 		// stays on the screen when the call ends (finishProgress).
