@@ -265,30 +265,48 @@ func (s *Session) screenTools(tools []*Tool) []*Tool {
 	return out
 }
 
-// toolHeaders returns the header parameters of the tool name, listing the
-// tools first when none were listed on this session yet; an error when
+// toolHeaders returns the header parameters of the tool name as far as the
+// session knows them: from a listing on this session, or the tools
+// Options.KnownTools gave (a cache). An unknown tool has none: the call goes
+// without Mcp-Param-* headers, and a server that wants them refuses it with
+// -32020 before running it. With relist (after that answer) the tools are
+// listed first, as the transport page says a client should. An error when
 // the tool was left out of the list.
 func (s *Session) toolHeaders(ctx context.Context, name string, relist bool) ([]headerParam, error) {
-	s.mu.Lock()
-	params, known := s.mod.toolHeaders[name]
-	reason, rejected := s.mod.rejected[name]
-	listed := s.mod.listed
-	s.mu.Unlock()
-	if !relist && (known || rejected || listed) {
-		if rejected {
-			return nil, &ToolRejectedError{Tool: name, Reason: reason}
+	if relist {
+		if _, err := s.ListTools(ctx); err != nil {
+			return nil, err
 		}
-		return params, nil
-	}
-	if _, err := s.ListTools(ctx); err != nil {
-		return nil, err
 	}
 	s.mu.Lock()
-	params = s.mod.toolHeaders[name]
-	reason, rejected = s.mod.rejected[name]
+	params := s.mod.toolHeaders[name]
+	reason, rejected := s.mod.rejected[name]
 	s.mu.Unlock()
 	if rejected {
 		return nil, &ToolRejectedError{Tool: name, Reason: reason}
 	}
 	return params, nil
+}
+
+// knowHeaders learns the x-mcp-header parameters of tools a previous
+// listing of the server gave (Options.KnownTools), without listing; a tool
+// whose annotations are invalid is left unknown (a listing screens it).
+func (s *Session) knowHeaders(tools []*Tool) {
+	if s.era != EraModern || !s.headers || len(tools) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mod.toolHeaders == nil {
+		s.mod.toolHeaders = map[string][]headerParam{}
+		s.mod.rejected = map[string]string{}
+	}
+	for _, t := range tools {
+		if t == nil {
+			continue
+		}
+		if params, err := toolHeaderParams(t.InputSchema); err == nil && len(params) > 0 {
+			s.mod.toolHeaders[t.Name] = params
+		}
+	}
 }

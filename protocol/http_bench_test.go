@@ -65,6 +65,30 @@ func httpCannedSession(b *testing.B, modern bool) *protocol.Session {
 // one event. Notifications get 202, a GET 405 (no stream).
 func cannedHTTPSession(b *testing.B, sse bool, rest func(body []byte) []byte) *protocol.Session {
 	b.Helper()
+	s := dialCanned(b, cannedHTTPServer(b, sse, rest))
+	b.Cleanup(func() { s.Close() })
+	return s
+}
+
+// dialCanned connects a session to the server at url.
+func dialCanned(b *testing.B, url string) *protocol.Session {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	hc, err := (&transport.HTTP{URL: url, MaxMessageBytes: benchMaxMessage}).Connect(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := protocol.Connect(ctx, hc, nil)
+	if err != nil {
+		b.Fatalf("connect: %v", err)
+	}
+	return s
+}
+
+// cannedHTTPServer serves what cannedHTTPSession describes and returns
+// its URL.
+func cannedHTTPServer(b *testing.B, sse bool, rest func(body []byte) []byte) string {
+	b.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)
@@ -105,16 +129,5 @@ func cannedHTTPSession(b *testing.B, sse bool, rest func(body []byte) []byte) *p
 		w.Write(answer)
 	}))
 	b.Cleanup(srv.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	hc, err := (&transport.HTTP{URL: srv.URL, MaxMessageBytes: benchMaxMessage}).Connect(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := protocol.Connect(ctx, hc, nil)
-	if err != nil {
-		b.Fatalf("connect: %v", err)
-	}
-	b.Cleanup(func() { s.Close() })
-	return s
+	return srv.URL
 }

@@ -224,9 +224,6 @@ func (s *Session) setHint(method string, h CacheHint) {
 		s.hints = map[string]CacheHint{}
 	}
 	s.hints[method] = h
-	if method == "tools/list" {
-		s.mod.listed = true
-	}
 }
 
 // CacheHint returns the freshness hint of the last complete listing of

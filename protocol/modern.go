@@ -289,7 +289,6 @@ type modernFields struct {
 	level         string                   // the log level asked for ("": none)
 	toolHeaders   map[string][]headerParam // x-mcp-header parameters, by tool, from the last listing
 	rejected      map[string]string        // tools left out of the listing, with the reason
-	listed        bool                     // tools were listed on this session
 	subs          map[string]bool          // resource subscriptions
 	listen        *listener                // the subscriptions/listen stream, when open
 	earlyAcks     map[jsonrpc.ID]*listenFilter

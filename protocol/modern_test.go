@@ -659,8 +659,22 @@ func TestHeaderEnvelope(t *testing.T) {
 		t.Errorf("discover envelope %v", env)
 	}
 	ctx := context.Background()
-	// Calling a tool not listed yet lists the tools first.
+	// Calling a tool not listed yet costs no listing: it goes without
+	// Mcp-Param-* headers (this server does not ask for them).
 	args := map[string]any{"region": "Hello, 世界", "n": 42, "on": false, "gone": nil, "deep": map[string]any{"k": "v"}, "plain": "p"}
+	if _, err := s.CallTool(ctx, "q", args, nil); err != nil {
+		t.Fatal(err)
+	}
+	bare := map[string]string{"Mcp-Protocol-Version": ModernVersion, "Mcp-Method": "tools/call", "Mcp-Name": "q"}
+	if got := st.of("tools/call"); fmt.Sprint(got) != fmt.Sprint(bare) {
+		t.Errorf("tools/call envelope before a listing\n got %v\nwant %v", got, bare)
+	}
+	if env := st.of("tools/list"); env != nil {
+		t.Errorf("a call listed the tools: %v", env)
+	}
+	if _, err := s.ListTools(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.CallTool(ctx, "q", args, nil); err != nil {
 		t.Fatal(err)
 	}

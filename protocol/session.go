@@ -120,6 +120,12 @@ type Options struct {
 	// answer because its x-mcp-header annotations are invalid (modern era
 	// over streamable HTTP, as SEP-2243 says), with the reason.
 	OnToolRejected func(tool, reason string)
+	// KnownTools are the tools a previous listing of this server gave (a
+	// cache): in the modern era over streamable HTTP, a call of one of
+	// them mirrors its x-mcp-header parameters from the first call, with
+	// no listing. Without them a tool not listed on the session is called
+	// without Mcp-Param-* headers until the server asks for them (-32020).
+	KnownTools []*Tool
 
 	OnToolsChanged     func()               // notifications/tools/list_changed
 	OnResourcesChanged func()               // notifications/resources/list_changed
@@ -282,6 +288,7 @@ func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, er
 	}
 	sess.ready.Store(true)
 	if sess.era == EraModern {
+		sess.knowHeaders(o.KnownTools)
 		sess.startListening(ctx)
 	}
 	return sess, nil

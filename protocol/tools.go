@@ -20,9 +20,11 @@ import (
 // In the modern era a result asking for input is answered (see
 // [Options.MaxInputRounds]) and the call sent again until it completes;
 // over streamable HTTP the parameters the tool marks with x-mcp-header are
-// mirrored into headers (the tools are listed first when they were not
-// yet), and a tool left out of the list for invalid annotations is not
-// called (*ToolRejectedError).
+// mirrored into headers when the session knows the tool (listed, or
+// Options.KnownTools); else the call goes without them, and when the server
+// refuses it for that (-32020, before running it) the tools are listed and
+// the call sent once more. A tool left out of the list for invalid
+// annotations is not called (*ToolRejectedError).
 func (s *Session) CallTool(ctx context.Context, name string, args any, opts *CallOptions) (*CallToolResult, error) {
 	res, task, err := s.callToolAs(ctx, name, args, opts, s.era == EraLegacy && s.TaskSupport(name) == "required")
 	if err != nil || task == nil {
@@ -133,7 +135,8 @@ func (s *Session) callToolAs(ctx context.Context, name string, args any, opts *C
 	res, task, err := s.callTool(ctx, rq, asTask)
 	if je, ok := isModernError(err); ok && mirror && je.Code == CodeHeaderMismatch {
 		// The server's idea of the tool's x-mcp-header parameters is not
-		// ours: list the tools again and retry once, as the revision says.
+		// ours (or we had none): list the tools and retry once, as the
+		// transport page says; the server refused before running the call.
 		hp, lerr := s.toolHeaders(ctx, name, true)
 		if lerr != nil {
 			return nil, nil, err
