@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -211,6 +210,3 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 		<-tick.C
 	}
 }
-
-// goroutines returns the number of goroutines, for leak checks.
-func goroutines() int { return runtime.NumGoroutine() }

@@ -468,7 +468,7 @@ func TestResultsFromServer(t *testing.T) {
 
 func TestCloseLeavesNothing(t *testing.T) {
 	proctest.Check(t)
-	before := goroutines()
+	leaks := proctest.Goroutines(t)
 	m, _ := newManager(t, Options{StartupTimeout: 3 * time.Second},
 		demoServer{name: "a"}, demoServer{name: "b"}, demoServer{name: "hang", args: []string{"--hang-initialize"}})
 	tools := mustTools(t, m)
@@ -504,7 +504,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 	if err := m.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	waitFor(t, "the manager's goroutines to end", func() bool { return goroutines() <= before })
+	leaks() // the manager's goroutines, and the call's, have ended
 }
 
 // TestUpdateDuringStart removes a server while it starts: the start ends,

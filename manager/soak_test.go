@@ -79,7 +79,7 @@ func TestSoak(t *testing.T) {
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	goBefore, fdBefore := runtime.NumGoroutine(), openFDs()
+	leaks, fdBefore := proctest.Goroutines(t), openFDs()
 
 	e := &soakEnv{t: t, lat: map[string][]time.Duration{}}
 	stopHTTP := e.setUp(t)
@@ -100,7 +100,7 @@ func TestSoak(t *testing.T) {
 	stopHTTP()
 	peakHeap := peak()
 
-	waitFor(t, "the soak's goroutines to end", func() bool { return runtime.NumGoroutine() <= goBefore })
+	leaks()
 	if fdBefore >= 0 {
 		waitFor(t, "the soak's file descriptors to close", func() bool { return openFDs() <= fdBefore })
 	}

@@ -9,12 +9,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/proctest"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
@@ -779,25 +779,10 @@ func TestHTTPCheckURL(t *testing.T) {
 	}
 }
 
-// waitGoroutines waits, with a deadline, until at most n goroutines run.
-func waitGoroutines(t *testing.T, n int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for runtime.NumGoroutine() > n {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines, want at most %d:\n%s", runtime.NumGoroutine(), n, buf[:runtime.Stack(buf, true)])
-		}
-		<-tick.C
-	}
-}
-
 func TestHTTPNoLeak(t *testing.T) {
 	for _, mode := range []string{"json", "sse", "get-stream", "legacy"} {
 		t.Run(mode, func(t *testing.T) {
-			before := runtime.NumGoroutine()
+			leaks := proctest.Goroutines(t)
 			f := &fakeServer{sse: mode == "sse", sessions: true}
 			if mode == "get-stream" {
 				f.onGet = func(w http.ResponseWriter, r *http.Request) {
@@ -854,7 +839,7 @@ func TestHTTPNoLeak(t *testing.T) {
 			} else {
 				f.srv.Close()
 			}
-			waitGoroutines(t, before)
+			leaks()
 		})
 	}
 }
