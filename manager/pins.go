@@ -65,21 +65,37 @@ type pinRecord struct {
 
 // PinPolicy is the pin policy of def: its "pin" and "newTools", else
 // the defaults given (an Options' or the home's), else enforce and offer.
+// A project's definition only tightens the defaults, never loosens them:
+// its "pin": "off" stands only where the defaults say "off" too.
 func PinPolicy(def *config.Server, pin, newTools string) (string, string) {
-	p, n := def.Pin, def.NewTools
-	if p == "" {
+	pin, newTools = pinChoice(pin), newToolsChoice(newTools)
+	p, n := pinChoice(def.Pin), newToolsChoice(def.NewTools)
+	if def.Pin == "" || def.Scope == config.ScopeProject && pinRank(p) < pinRank(pin) {
 		p = pin
 	}
-	if n == "" {
+	if def.NewTools == "" || def.Scope == config.ScopeProject && newTools == config.NewToolsHold {
 		n = newTools
 	}
-	if p != config.PinWarn && p != config.PinOff {
-		p = config.PinEnforce
-	}
-	if n != config.NewToolsHold {
-		n = config.NewToolsOffer
-	}
 	return p, n
+}
+
+func pinChoice(p string) string {
+	if p != config.PinWarn && p != config.PinOff {
+		return config.PinEnforce
+	}
+	return p
+}
+
+func newToolsChoice(n string) string {
+	if n != config.NewToolsHold {
+		return config.NewToolsOffer
+	}
+	return n
+}
+
+// pinRank orders the pin policies from the loosest (off) up.
+func pinRank(p string) int {
+	return map[string]int{config.PinOff: 0, config.PinWarn: 1, config.PinEnforce: 2}[p]
 }
 
 // CheckSurface compares the tools and instructions a server just gave
