@@ -213,6 +213,7 @@ var directWriters = map[string]string{
 	"runSnapshot":      "the snapshot through safe.EscapeJSON",
 	"stderrRelay":      "a server's stderr through safe.NewTextWriter, each line after its name",
 	"runServeDemo":     "the demo server's own stdio",
+	"runServe":         "stdout is the MCP stream to the host (JSON-RPC, encoded by jsonrpc); diagnostics go to stderr through safe.NewTextWriter",
 	"runProxy":         "stdout is the MCP stream to the host (JSON-RPC, encoded by jsonrpc); the server's diagnostics go to stderr through safe.NewTextWriter",
 	"runCompleteWords": "valid server names only",
 	"OSEnv":            "hands the process's streams to Env; writes nothing",

@@ -989,6 +989,7 @@ func TestJSONDocuments(t *testing.T) {
 		// Failures: one document with "error".
 		{[]string{"test", "--demo", "--bogus", "--json"}, ExitUsage, reflect.TypeFor[jFailure]()},
 		{[]string{"tset", "--json"}, ExitUsage, reflect.TypeFor[jFailure]()},
+		{[]string{"serve", "no-such-server", "--json"}, ExitUsage, reflect.TypeFor[jFailure]()},
 		{[]string{"proxy", "--listen", "0.0.0.0:0", "--json", "--", demo, "serve-demo"}, ExitUsage, reflect.TypeFor[jFailure]()},
 		{[]string{"call", "--demo", "nosuch", "--json"}, ExitUsage, reflect.TypeFor[jFailure]()},
 		{[]string{"test", "--json", "--", "no-such-command-mcpwire"}, ExitServer, reflect.TypeFor[jFailure]()},

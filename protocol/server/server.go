@@ -357,3 +357,18 @@ func MustJSON(v any) json.RawMessage {
 	b, _ := jsonrpc.MarshalParams(v)
 	return b
 }
+
+// A Request is a JSON-RPC request as a Handler gets it.
+type Request = jsonrpc.Request
+
+// Errorf is a JSON-RPC error with code, for a handler's answer.
+func Errorf(code int64, format string, args ...any) error {
+	return jsonrpc.NewError(code, format, args...)
+}
+
+// The JSON-RPC error codes a handler answers with most.
+const (
+	CodeInvalidParams  = jsonrpc.CodeInvalidParams
+	CodeInternalError  = jsonrpc.CodeInternalError
+	CodeMethodNotFound = jsonrpc.CodeMethodNotFound
+)
