@@ -23,7 +23,7 @@ func Goroutines(t testing.TB) (check func()) {
 	return func() {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
-		tick := time.NewTicker(poll)
+		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			left := []string{}
