@@ -65,15 +65,16 @@ type pinRecord struct {
 
 // PinPolicy is the pin policy of def: its "pin" and "newTools", else
 // the defaults given (an Options' or the home's), else enforce and offer.
-// A project's definition only tightens the defaults, never loosens them:
+// A project's definition (config.Server.ProjectText: also one imported
+// from a project's file) only tightens the defaults, never loosens them:
 // its "pin": "off" stands only where the defaults say "off" too.
 func PinPolicy(def *config.Server, pin, newTools string) (string, string) {
 	pin, newTools = pinChoice(pin), newToolsChoice(newTools)
 	p, n := pinChoice(def.Pin), newToolsChoice(def.NewTools)
-	if def.Pin == "" || def.Scope == config.ScopeProject && pinRank(p) < pinRank(pin) {
+	if def.Pin == "" || def.ProjectText() && pinRank(p) < pinRank(pin) {
 		p = pin
 	}
-	if def.NewTools == "" || def.Scope == config.ScopeProject && newTools == config.NewToolsHold {
+	if def.NewTools == "" || def.ProjectText() && newTools == config.NewToolsHold {
 		n = newTools
 	}
 	return p, n

@@ -28,7 +28,9 @@ func SandboxSupport() string { return transport.SandboxSupport() }
 // sandboxLayers are the sandboxes a stdio server of def runs in, outer
 // first, each narrowing the ones before: the home's default
 // (defaults.projectSandbox, else defaults.sandbox, for a project server;
-// defaults.sandbox for a user's), then the definition's own. A user's
+// defaults.sandbox for a user's), then the definition's own. A project
+// server is any of someone else's text (config.Server.ProjectText: also
+// one imported from a project's file into the user's). A user's
 // own definition replaces the default (its "sandbox": false lifts it); a
 // project's only adds a layer, so it can tighten the user's default,
 // never loosen it.
@@ -39,11 +41,11 @@ func sandboxLayers(def *config.Server, d config.Defaults, environ []string) []*t
 	home := envValue(environ, "HOME")
 	var out []*transport.Sandbox
 	outer := d.Sandbox
-	if def.Scope == config.ScopeProject && d.ProjectSandbox != nil {
+	if def.ProjectText() && d.ProjectSandbox != nil {
 		outer = d.ProjectSandbox
 	}
 	own := def.Sandbox
-	if def.Scope != config.ScopeProject && own != nil {
+	if !def.ProjectText() && own != nil {
 		outer = nil // the user's own file says
 	}
 	if outer != nil && !outer.Off {
