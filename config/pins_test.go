@@ -67,6 +67,25 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
+func TestDefaultsRegistry(t *testing.T) {
+	for _, c := range []struct{ settings, want, err string }{
+		{`{"defaults": {"registry": "https://r.example.com"}}`, "https://r.example.com", ""},
+		{`{"defaults": {"registry": 1}}`, "", "defaults.registry"},
+		{`{"defaults": {"registry": ""}}`, "", "defaults.registry"},
+	} {
+		home := t.TempDir()
+		os.WriteFile(filepath.Join(home, SettingsFileName), []byte(c.settings), 0o600)
+		a, err := OpenApprovals(home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := a.Defaults()
+		if d.Registry != c.want || (c.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: registry %q, %v", c.settings, d.Registry, err)
+		}
+	}
+}
+
 // FuzzPinFileAndDefaults: whatever a pin file or settings.json holds,
 // LoadPin and Defaults give an answer or an error, never a crash; a pin
 // file not written with the key never loads.
