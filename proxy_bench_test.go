@@ -14,8 +14,9 @@ import (
 // 1.3× a direct call over the same transport): one session over stdio,
 // sequential echo calls, to `mcpwire serve-demo` directly and to
 // `mcpwire proxy -- mcpwire serve-demo`. The binary is built and the
-// session started before the timer; scripts/bench.sh-style ratio:
-// BenchmarkProxyCall / BenchmarkDirectCall.
+// session started before the timer; scripts/bench.sh prints the ratios
+// BenchmarkProxyCall / BenchmarkProxyFloorCall (the direct call) and
+// BenchmarkProxyCallLegacy / BenchmarkProxyFloorCallLegacy.
 
 func benchCalls(b *testing.B, pin string, args ...string) {
 	bin := buildFor(b, ".", b.TempDir(), "mcpwire")
@@ -47,11 +48,11 @@ func benchCalls(b *testing.B, pin string, args ...string) {
 	}
 }
 
-// BenchmarkDirectCall is an echo call to the demo over stdio.
-func BenchmarkDirectCall(b *testing.B) { benchCalls(b, "", "serve-demo") }
+// BenchmarkProxyFloorCall is an echo call to the demo over stdio, direct.
+func BenchmarkProxyFloorCall(b *testing.B) { benchCalls(b, "", "serve-demo") }
 
-// BenchmarkDirectCallLegacy is the direct call in the legacy era.
-func BenchmarkDirectCallLegacy(b *testing.B) { benchCalls(b, "2025-11-25", "serve-demo") }
+// BenchmarkProxyFloorCallLegacy is the direct call in the legacy era.
+func BenchmarkProxyFloorCallLegacy(b *testing.B) { benchCalls(b, "2025-11-25", "serve-demo") }
 
 // BenchmarkProxyCall is the same call through mcpwire proxy over stdio.
 func BenchmarkProxyCall(b *testing.B) { benchCalls(b, "", "proxy", "--") }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -18,6 +19,15 @@ import (
 // is taken, so 1x of the figure is the result itself.
 
 var bigResultSizes = []int{1 << 20, 16 << 20, 64 << 20, 256 << 20}
+
+// sizesFor are the sizes a benchmark runs: all of them, or with -short
+// (scripts/test.sh checks that each benchmark runs) those up to 1 MiB.
+func sizesFor(sizes []int) []int {
+	if !testing.Short() {
+		return sizes
+	}
+	return slices.DeleteFunc(slices.Clone(sizes), func(n int) bool { return n > 1<<20 })
+}
 
 func sizeName(n int) string { return fmt.Sprintf("%dMiB", n>>20) }
 
@@ -35,7 +45,7 @@ func callSized(b *testing.B, s *protocol.Session, n int) {
 
 // BenchmarkBigResultStdio: one result of N bytes from a child process.
 func BenchmarkBigResultStdio(b *testing.B) {
-	for _, n := range bigResultSizes {
+	for _, n := range sizesFor(bigResultSizes) {
 		b.Run(sizeName(n), func(b *testing.B) {
 			s := benchSession(b)
 			b.SetBytes(int64(n))
@@ -52,7 +62,7 @@ func BenchmarkBigResultStdio(b *testing.B) {
 // server, answered with JSON and with an event stream.
 func BenchmarkBigResultHTTP(b *testing.B) {
 	for _, sse := range []bool{false, true} {
-		for _, n := range bigResultSizes {
+		for _, n := range sizesFor(bigResultSizes) {
 			kind := "json"
 			if sse {
 				kind = "sse"
@@ -102,7 +112,7 @@ func httpSizedSession(b *testing.B, sse bool, size int) *protocol.Session {
 // slice of that size (BenchmarkBigResultStdio, BenchmarkBigResultHTTP).
 func BenchmarkBigResultFirst(b *testing.B) {
 	for _, kind := range []string{"stdio", "sse"} {
-		for _, n := range bigResultSizes {
+		for _, n := range sizesFor(bigResultSizes) {
 			b.Run(kind+"/"+sizeName(n), func(b *testing.B) {
 				const runs = 3 // peakheap.Report's
 				fresh := make([]*protocol.Session, 0, runs+1)

@@ -38,14 +38,14 @@ func TestMain(m *testing.M) {
 
 // startDemo runs the demo server with args as a child process and
 // returns the stdio connection, not yet initialized.
-func startDemo(t *testing.T, args ...string) *transport.StdioConn {
+func startDemo(t testing.TB, args ...string) *transport.StdioConn {
 	t.Helper()
 	return startDemoLogged(t, nil, args...)
 }
 
 // startDemoLogged is startDemo with a copy of the server's stderr written
 // to stderr as it comes (nil: no copy; StderrTail holds its end either way).
-func startDemoLogged(t *testing.T, stderr io.Writer, args ...string) *transport.StdioConn {
+func startDemoLogged(t testing.TB, stderr io.Writer, args ...string) *transport.StdioConn {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -64,14 +64,14 @@ func startDemoLogged(t *testing.T, stderr io.Writer, args ...string) *transport.
 }
 
 // demoSession starts the demo server and initializes a session.
-func demoSession(t *testing.T, opts *protocol.Options, args ...string) (*protocol.Session, *transport.StdioConn) {
+func demoSession(t testing.TB, opts *protocol.Options, args ...string) (*protocol.Session, *transport.StdioConn) {
 	t.Helper()
 	return demoSessionLogged(t, opts, nil, args...)
 }
 
 // demoSessionLogged is demoSession with a copy of the server's stderr
 // written to stderr.
-func demoSessionLogged(t *testing.T, opts *protocol.Options, stderr io.Writer, args ...string) (*protocol.Session, *transport.StdioConn) {
+func demoSessionLogged(t testing.TB, opts *protocol.Options, stderr io.Writer, args ...string) (*protocol.Session, *transport.StdioConn) {
 	t.Helper()
 	conn := startDemoLogged(t, stderr, args...)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -21,7 +21,7 @@ import (
 // and the retry built from it.
 func BenchmarkRequestStateEcho(b *testing.B) {
 	for _, kind := range []string{"stdio", "http"} {
-		for _, n := range []int{1 << 20, 16 << 20, 64 << 20} {
+		for _, n := range sizesFor([]int{1 << 20, 16 << 20, 64 << 20}) {
 			b.Run(kind+"/"+sizeName(n), func(b *testing.B) {
 				benchEcho(b, kind, n)
 			})

@@ -27,7 +27,7 @@ cd "$root"
 if [[ $# -gt 0 ]]; then
 	wanted=("$@")
 else
-	wanted=(./jsonrpc ./transport ./protocol ./manager ./cli)
+	wanted=(./jsonrpc ./transport ./protocol ./manager ./cli .)
 fi
 pkgs=()
 for p in "${wanted[@]}"; do

@@ -15,9 +15,11 @@
 #   5. GOOS=windows and GOOS=darwin go build ./...
 #   6. go test -race -count=1 ./...          (CI=true is passed on: missing
 #      peers fail instead of skipping)
-#   7. every fuzz target (func FuzzXxx in a _test.go), one at a time, briefly:
+#   7. every benchmark once (-benchtime=1x -short: the big-result sizes
+#      only up to 1 MiB): each still runs (figures: scripts/bench.sh)
+#   8. every fuzz target (func FuzzXxx in a _test.go), one at a time, briefly:
 #      30s for jsonrpc's FuzzDecodeMessage, 10s for the others
-#   8. scripts/conformance/run.sh            (ends with "conformance: N passed, M failed")
+#   9. scripts/conformance/run.sh            (ends with "conformance: N passed, M failed")
 #
 # Env: FUZZTIME overrides the 10s (e.g. FUZZTIME=2s for a quick local run);
 # SKIP_FUZZ=1 and SKIP_CONFORMANCE=1 leave those steps out (never in CI).
@@ -107,6 +109,9 @@ fi
 
 step "go test -race"
 go test -race -count=1 ./...
+
+step "benchmarks, once each"
+go test -short -run='^$' -bench=. -benchtime=1x ./... | grep -v '^Benchmark'
 
 if [[ -z "${SKIP_FUZZ:-}" ]]; then
 	step "fuzz: listing targets"
