@@ -43,6 +43,8 @@ type targetFlags struct {
 	// pinned is the client a snapshot declared, which a live side of
 	// diff declares too (nil: what the command's flags say).
 	pinned *surface.Client
+	// record is --record FILE: every message of the session, as JSON Lines.
+	record string
 }
 
 func (tf *targetFlags) register(fs *flag.FlagSet) {
@@ -51,6 +53,7 @@ func (tf *targetFlags) register(fs *flag.FlagSet) {
 	fs.Var(&tf.env, "env", "`KEY=VALUE` in the environment of a command target (-- COMMAND ARGS; repeatable)")
 	fs.Var(&tf.env, "e", "short for --env")
 	fs.BoolVar(&tf.json, "json", false, "print one JSON document on stdout")
+	fs.StringVar(&tf.record, "record", "", "record every message of the session to `FILE` (JSON Lines, secrets redacted, 0600), for mcpwire replay")
 	fs.DurationVar(&tf.timeout, "timeout", 0, "bound each request (default: the server's timeout, 30s)")
 	fs.DurationVar(&tf.startup, "startup-timeout", 0, "bound the start: spawn or connect, initialize, first list (default: the definition's startupTimeout, else its timeout, 30s)")
 	fs.BoolVar(&tf.verbose, "verbose", false, "copy a stdio server's stderr to stderr as it comes")
@@ -283,6 +286,9 @@ func (inv *invocation) dialOptions(t *target, tf *targetFlags, popts protocol.Op
 	}
 	if spec.Transport != "stdio" {
 		opts.HTTPClient = inv.authClient(t)
+	}
+	if tf.record != "" {
+		opts.Record = inv.recordTo(tf.record)
 	}
 	return opts, nil
 }

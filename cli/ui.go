@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
+	"github.com/mcpwire/mcpwire/manager"
 )
 
 // An invocation is one run of one command: its output modes and the
@@ -37,6 +38,8 @@ type invocation struct {
 	configErr error
 	// junit is the report of --junit FILE, nil without it.
 	junit *junitReport
+	// recorder records the sessions of --record FILE, nil without it.
+	recorder *manager.Recorder
 	// live is stderr when it is a terminal: its transient line holds the
 	// spinner and a call's progress. nil otherwise.
 	live *liveWriter

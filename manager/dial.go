@@ -121,6 +121,8 @@ func (s *Spec) Target() string {
 // DialOptions are what a connection needs besides its Spec. A nil
 // *DialOptions means the defaults.
 type DialOptions struct {
+	// Record, when set, records every message of the session (--record).
+	Record *Recorder
 	// Environ is the host environment a stdio server's environment is
 	// chosen from (transport.ChildEnv); nil means none of it.
 	Environ []string
@@ -261,7 +263,7 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 		}
 		c.Spawn = time.Since(start)
 		start = time.Now()
-		sess, err := protocol.Connect(ctx, conn, &popts)
+		sess, err := protocol.Connect(ctx, protocol.RecordStream(conn, opts.recorder(spec)), &popts)
 		if errors.Is(err, protocol.ErrClosedByProbe) && !pinned {
 			// The server ended on the probe, as some legacy servers do
 			// on a request before initialize: start it again, legacy. When
@@ -272,7 +274,7 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 				return nil, first
 			}
 			popts.Hint = &protocol.EraHint{Era: protocol.EraLegacy}
-			if sess, err = protocol.Connect(ctx, again, &popts); err != nil && ended(err, again) {
+			if sess, err = protocol.Connect(ctx, protocol.RecordStream(again, opts.recorder(spec)), &popts); err != nil && ended(err, again) {
 				return nil, first
 			}
 			conn = again
@@ -295,7 +297,7 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 		c.http = conn
 		c.Spawn = time.Since(start)
 		start = time.Now()
-		sess, err := protocol.Connect(ctx, conn, &popts)
+		sess, err := protocol.Connect(ctx, protocol.RecordStream(conn, opts.recorder(spec)), &popts)
 		if err != nil {
 			return nil, explain(spec.Name, PhaseInitialize, err, nil)
 		}
@@ -304,10 +306,24 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 		return nil, &ServerError{Server: spec.Name, Phase: PhaseConfig, Err: fmt.Errorf("unknown transport %q", spec.Transport)}
 	}
 	c.Initialize = time.Since(start)
+	if opts.Record != nil {
+		opts.Record.session(spec.Name, c)
+	}
 	if !pinned {
 		opts.EraCache.Store(spec, c.Era(), c.ProtocolVersion())
 	}
 	return c, nil
+}
+
+// recorder is what records the messages of spec's session: nil
+// without opts.Record.
+func (opts *DialOptions) recorder(spec *Spec) func(dir string, msg []byte) {
+	if opts.Record == nil {
+		return nil
+	}
+	opts.Record.addSecrets(spec)
+	rec := opts.Record
+	return func(dir string, msg []byte) { rec.message(spec.Name, dir, msg) }
 }
 
 // ended reports whether a start failed because the stdio server ended.

@@ -35,6 +35,9 @@ const (
 // Options configure a Manager. Config is required; every other field
 // has a default, documented with it.
 type Options struct {
+	// Record, when set, records every message of every server's sessions
+	// (the owner writes Record.Bytes out when the Manager is closed).
+	Record *Recorder
 	// Config is the loaded configuration (config.Load).
 	Config *config.Config
 	// Home is the home folder: its approvals are enforced, its tokens

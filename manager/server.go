@@ -275,7 +275,7 @@ func (s *server) start(done chan struct{}) {
 	popts.OnResourceUpdated = s.resourceUpdated
 	popts.OnPromptsChanged = s.changed
 	opts := &DialOptions{Environ: m.opts.Environ, Protocol: popts, EraCache: m.opts.Home.EraCache(), Hurry: m.opts.Hurry, reaper: m.reaper,
-		SandboxLauncher: m.opts.SandboxLauncher}
+		SandboxLauncher: m.opts.SandboxLauncher, Record: m.opts.Record}
 	if m.opts.HTTPClient != nil && s.spec.Transport != "stdio" {
 		opts.HTTPClient = m.opts.HTTPClient(s.def)
 	}
