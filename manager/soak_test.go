@@ -92,6 +92,11 @@ func TestSoak(t *testing.T) {
 	}
 	wg.Wait()
 	cancel()
+	byState := map[State]int{}
+	for _, st := range e.m.States() {
+		byState[st.State]++
+	}
+	t.Logf("at Close: %v", byState)
 	start := time.Now()
 	within(t, opBound, "the soak's Close", func() { e.m.Close() })
 	closeTook := time.Since(start)
