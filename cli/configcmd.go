@@ -488,6 +488,18 @@ func (inv *invocation) approval(ctx context.Context, args []string, approve bool
 		// The definition is approved: what is left to review is the
 		// tool surface, when it changed since.
 		repinned, err := inv.reviewSurface(ap, s)
+		var pe *config.PinError
+		if errors.As(err, &pe) && pe.Path != "" {
+			// A pin file that cannot be read or trusted holds the tools
+			// for good: approving again sets it aside, and the next
+			// connection pins what the server serves then.
+			aside, aerr := ap.SetAsidePin(s)
+			if aerr == nil {
+				inv.eprintf("%v: set aside as %s; the next connection pins the surface anew\n", err, aside)
+				return inv.approved(s, "surface approved", "approved %s: its surface is pinned at the next connection\n")
+			}
+			err = aerr
+		}
 		if err != nil {
 			return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err,
 				hints: []string{"connect it again (" + inv.suggest("test", s.Name) + "), then approve it again"}}

@@ -163,3 +163,20 @@ func encodePinFile(f *pinFile) ([]byte, error) {
 	err := enc.Encode(f)
 	return b.Bytes(), err
 }
+
+// SetAsidePin moves s's pin file that cannot be read or trusted (a
+// *PinError from LoadPin) to <file>.broken, replacing an older one, so
+// that the next connection pins the surface anew: what `mcpwire approve`
+// does when a person approves again. It moves the entry itself (a link
+// or a named pipe is never followed) and returns where it went.
+func (a *Approvals) SetAsidePin(s *Server) (string, error) {
+	path := a.PinPath(s)
+	if path == "" {
+		return "", &PinError{Server: s.Name, Err: fmt.Errorf("approvals unavailable: %v", a.keyErr)}
+	}
+	aside := path + ".broken"
+	if err := os.Rename(path, aside); err != nil {
+		return "", &PinError{Server: s.Name, Path: path, Err: err}
+	}
+	return aside, nil
+}
