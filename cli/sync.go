@@ -213,7 +213,7 @@ func (inv *invocation) syncReport(ctx context.Context, lock *registry.Lock, lock
 				return &failure{code: ExitConfig, phase: manager.PhaseApproval, err: fmt.Errorf("%s not written", lockPath)}
 			}
 		}
-		if err := lock.Write(lockPath); err != nil {
+		if err := writeLockLocked(ctx, lock, lockPath); err != nil {
 			return &failure{code: ExitConfig, phase: manager.PhaseConfig, err: err}
 		}
 	}
@@ -240,4 +240,14 @@ func nonNilLines(l []syncLine) []syncLine {
 		return []syncLine{}
 	}
 	return l
+}
+
+// writeLockLocked writes the lock file under its file lock.
+func writeLockLocked(ctx context.Context, lock *registry.Lock, path string) error {
+	fl, err := safe.LockContext(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer fl.Unlock()
+	return lock.Write(path)
 }
