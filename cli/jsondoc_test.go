@@ -535,6 +535,21 @@ type jSnapshot struct {
 	} `json:"client,omitempty"`
 }
 
+type jBudget struct {
+	Server            string `json:"server"`
+	Estimate          string `json:"estimate"`
+	Bytes             int    `json:"bytes"`
+	Tokens            int    `json:"tokens"`
+	InstructionsBytes int    `json:"instructionsBytes"`
+	Tools             []struct {
+		Name   string `json:"name"`
+		Bytes  int    `json:"bytes"`
+		Tokens int    `json:"tokens"`
+	} `json:"tools"`
+	MaxTokens    int       `json:"maxTokens"`
+	EnabledTools *[]string `json:"enabledTools"`
+}
+
 type jSnapshotOut struct {
 	Server string         `json:"server"`
 	File   string         `json:"file"`
@@ -647,6 +662,7 @@ var docSections = map[string]reflect.Type{
 	"Events":           reflect.TypeFor[jEvent](),
 	"snapshot":         reflect.TypeFor[jSnapshot](),
 	"snapshot -o":      reflect.TypeFor[jSnapshotOut](),
+	"budget":           reflect.TypeFor[jBudget](),
 	"diff":             reflect.TypeFor[jDiff](),
 	"completion":       reflect.TypeFor[jCompletion](),
 	"man":              reflect.TypeFor[jMan](),
@@ -970,6 +986,8 @@ func TestJSONDocuments(t *testing.T) {
 		{[]string{"doctor", "--json"}, ExitServer, reflect.TypeFor[jDoctor]()},
 		{[]string{"import", "--from", "cursor", cursor, "--json"}, 0, reflect.TypeFor[jImport]()},
 		{[]string{"snapshot", "--demo", "--json"}, 0, reflect.TypeFor[jSnapshot]()},
+		{[]string{"budget", "--demo", "--json"}, 0, reflect.TypeFor[jBudget]()},
+		{[]string{"budget", "--demo", "--json", "--max-tokens", "300"}, 0, reflect.TypeFor[jBudget]()},
 		{[]string{"snapshot", "--demo", "-o", snap, "--json"}, 0, reflect.TypeFor[jSnapshotOut]()},
 		{[]string{"diff", snap, "--json", "--", demo, "serve-demo", "--next-release"}, 0, reflect.TypeFor[jDiff]()},
 		{[]string{"diff", snap, snap, "--fail-on", "any", "--json"}, 0, reflect.TypeFor[jDiff]()},
