@@ -25,8 +25,7 @@
 #   extensions  0.2.0-alpha.12: the auth extension scenarios (DPoP, DPoP
 #               nonces, workload identity, client credentials, enterprise
 #               managed authorization) and the Skills ones (sep-2640-client-*)
-#   server        0.1.16: every server scenario of `list --server`, and
-#               server-sse-polling (not in its active suite)
+#   server        0.1.16: every server scenario of `list --server`
 #   server-legacy 0.2.0-alpha.12 at --spec-version 2025-11-25: every server
 #               scenario of that version
 #   server-modern 0.2.0-alpha.12 at --spec-version 2026-07-28: the server
@@ -109,10 +108,7 @@ scenarios_of() {
 			echo "  - $s"
 		done
 		;;
-	server)
-		"$node22" "$stable" list --server
-		echo "  - server-sse-polling"
-		;;
+	server) "$node22" "$stable" list --server ;;
 	server-legacy) "$node22" "$alpha" list --server --spec-version 2025-11-25 ;;
 	server-modern) "$node22" "$alpha" list --server --requirements 2026-07-28 | sed -n '/^Server scenarios/,/^$/p' ;;
 	esac | sed -n 's/^ *- \([^ ]*\).*/\1/p'
