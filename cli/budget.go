@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -53,9 +55,11 @@ func toolBytes(t *protocol.Tool) int {
 func runBudget(ctx context.Context, inv *invocation, args []string) error {
 	maxTokens := 0
 	top := 10
+	var from string
 	r, err := inv.openSession(ctx, "budget", args, func(fs *flagSetT) {
 		fs.IntVar(&maxTokens, "max-tokens", 0, "propose an enabledTools list whose tools and instructions fit in `N` estimated tokens")
 		fs.IntVar(&top, "top", 10, "show the `N` costliest tools")
+		fs.StringVar(&from, "from", "", "with --max-tokens, keep the tools a recording (`FILE` of --record) called most, first")
 	}, noMoreArgs)
 	if err != nil {
 		return err
@@ -79,8 +83,14 @@ func runBudget(ctx context.Context, inv *invocation, args []string) error {
 	}
 	rep.Tokens = tokensOf(rep.Bytes)
 	slices.SortStableFunc(rep.Tools, func(a, b budgetTool) int { return b.Bytes - a.Bytes })
+	var calls map[string]int
+	if from != "" {
+		if calls, err = recordedCalls(inv.env.Dir, from); err != nil {
+			return err
+		}
+	}
 	if maxTokens > 0 {
-		rep.EnabledTools = proposeTools(rep, maxTokens)
+		rep.EnabledTools = proposeTools(rep, maxTokens, calls)
 	}
 	if inv.json {
 		inv.writeJSON(rep)
@@ -91,15 +101,21 @@ func runBudget(ctx context.Context, inv *invocation, args []string) error {
 }
 
 // proposeTools picks the tools that fit in maxTokens with the
-// instructions, the smallest first (the most tools that fit).
-func proposeTools(rep *budgetReport, maxTokens int) []string {
+// instructions: the most called first when calls counts them (a
+// recording's), then the smallest first (the most tools that fit).
+func proposeTools(rep *budgetReport, maxTokens int, calls map[string]int) []string {
 	bySize := slices.Clone(rep.Tools)
-	slices.SortStableFunc(bySize, func(a, b budgetTool) int { return a.Bytes - b.Bytes })
+	slices.SortStableFunc(bySize, func(a, b budgetTool) int {
+		if d := calls[b.Name] - calls[a.Name]; d != 0 {
+			return d
+		}
+		return a.Bytes - b.Bytes
+	})
 	used := rep.InstructionsBytes
 	out := []string{}
 	for _, t := range bySize {
 		if tokensOf(used+t.Bytes) > maxTokens {
-			break
+			continue
 		}
 		used += t.Bytes
 		out = append(out, t.Name)
@@ -125,6 +141,40 @@ func (inv *invocation) printBudget(rep *budgetReport, top int) {
 			inv.printf("left out: %s\n", safe.Sanitize(strings.Join(leftOut(rep), ", ")))
 		}
 	}
+}
+
+// recordedCalls counts the tools/call requests of a recording by tool.
+func recordedCalls(dir, name string) (map[string]int, error) {
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	data, err := safe.ReadFile(path, safe.KindSnapshot)
+	if err != nil {
+		return nil, usageErr("--from: reading %s: %v", name, err)
+	}
+	calls := map[string]int{}
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var l struct {
+			Dir string `json:"dir"`
+			Msg struct {
+				Method string `json:"method"`
+				Params struct {
+					Name string `json:"name"`
+				} `json:"params"`
+			} `json:"msg"`
+		}
+		if err := json.Unmarshal(line, &l); err != nil {
+			return nil, usageErr("--from %s:%d: not a line of a recording (mcpwire … --record FILE): %v", name, i+1, err)
+		}
+		if l.Dir == "send" && l.Msg.Method == "tools/call" && l.Msg.Params.Name != "" {
+			calls[l.Msg.Params.Name]++
+		}
+	}
+	return calls, nil
 }
 
 // leftOut are the tools the proposal leaves out.

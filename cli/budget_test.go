@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"encoding/json"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/internal/peers"
@@ -50,4 +52,40 @@ func TestBudgetEverything(t *testing.T) {
 		t.Errorf("the proposal %v (%d bytes) does not fit 600 tokens, or leaves nothing out", rep.EnabledTools, used)
 	}
 	t.Logf("server-everything: %d tools, %d bytes, about %d tokens; within 600: %v", len(rep.Tools), rep.Bytes, rep.Tokens, rep.EnabledTools)
+}
+
+// TestBudgetFromRecording: with --from, the tools a recording called
+// come first: a budget that fits one tool keeps the one that was called,
+// not the smallest.
+func TestBudgetFromRecording(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	r.run(t, "call", "--demo", "--record", "rec.jsonl", "add", "a=1", "b=2").want(t, 0)
+	var rep struct {
+		InstructionsBytes int
+		Tools             []struct {
+			Name   string
+			Tokens int
+		}
+		EnabledTools []string
+	}
+	res := r.run(t, "budget", "--demo", "--json").want(t, 0)
+	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	addTokens := 0
+	for _, tool := range rep.Tools {
+		if tool.Name == "add" {
+			addTokens = tool.Tokens
+		}
+	}
+	limit := (rep.InstructionsBytes+3)/4 + addTokens + 1
+	res = r.run(t, "budget", "--demo", "--json", "--from", "rec.jsonl", "--max-tokens", strconv.Itoa(limit)).want(t, 0)
+	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rep.EnabledTools, "add") {
+		t.Errorf("within %d tokens, the recorded tool add was not kept: %v", limit, rep.EnabledTools)
+	}
+	r.run(t, "budget", "--demo", "--from", "nosuch.jsonl", "--max-tokens", "10").want(t, 2)
 }
