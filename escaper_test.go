@@ -178,7 +178,7 @@ func TestEscaperCommands(t *testing.T) {
 		{"call", url, tool}, {"call", "h", tool, "arg " + hostile.Strings[11].S + "=" + argv}, {"call", url, "nosuch " + argv},
 		{"read", url, res}, {"read", url, "nosuch" + argv},
 		{"prompt", url, prompt}, {"prompt", url, "nosuch " + argv},
-		{"doctor", url}, {"doctor", "h"}, {"probe", url}, {"list", "--strict"}, {"budget", url, "--max-tokens", "500"},
+		{"doctor", url}, {"doctor", "h"}, {"probe", url}, {"list", "--strict"}, {"budget", url, "--max-tokens", "500"}, {"replay", "nosuch " + argv},
 		{"call", url, hostile.ToolName(hostile.Strings[7]), "--events"}, {"test", "--verbose", url},
 		{"call", url, string([]rune(hostile.ToolName(hostile.Strings[22])))}, // raw bytes in the answer
 		{"test", "a"}, {"doctor", "a"}, {"call", "a", tool}, {"login", "a", "--no-browser"},

@@ -216,6 +216,7 @@ var directWriters = map[string]string{
 	"runServe":         "stdout is the MCP stream to the host (JSON-RPC, encoded by jsonrpc); diagnostics go to stderr through safe.NewTextWriter",
 	"runProxy":         "stdout is the MCP stream to the host (JSON-RPC, encoded by jsonrpc); the server's diagnostics go to stderr through safe.NewTextWriter",
 	"runCompleteWords": "valid server names only",
+	"runReplay":        "stdout is the MCP stream to the client (JSON-RPC, encoded by jsonrpc); diagnostics go to stderr through safe.NewTextWriter",
 	"OSEnv":            "hands the process's streams to Env; writes nothing",
 	"terminalColumns":  "asks the terminal's width; writes nothing",
 }

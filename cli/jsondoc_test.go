@@ -1008,6 +1008,7 @@ func TestJSONDocuments(t *testing.T) {
 		{[]string{"test", "--demo", "--bogus", "--json"}, ExitUsage, reflect.TypeFor[jFailure]()},
 		{[]string{"tset", "--json"}, ExitUsage, reflect.TypeFor[jFailure]()},
 		{[]string{"serve", "no-such-server", "--json"}, ExitUsage, reflect.TypeFor[jFailure]()},
+		{[]string{"replay", "no-such-recording.jsonl", "--json"}, ExitUsage, reflect.TypeFor[jFailure]()},
 		{[]string{"proxy", "--listen", "0.0.0.0:0", "--json", "--", demo, "serve-demo"}, ExitUsage, reflect.TypeFor[jFailure]()},
 		{[]string{"call", "--demo", "nosuch", "--json"}, ExitUsage, reflect.TypeFor[jFailure]()},
 		{[]string{"test", "--json", "--", "no-such-command-mcpwire"}, ExitServer, reflect.TypeFor[jFailure]()},
