@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -29,6 +30,7 @@ type recordedError struct {
 
 // A replayer answers as a recording did.
 type replayer struct {
+	faults       *replayFaults // nil: none
 	calls        []recordedCall
 	serverInfo   json.RawMessage
 	capabilities map[string]any
@@ -132,6 +134,11 @@ func (rp *replayer) identity(method string, result json.RawMessage) {
 // Serve answers a request with its recorded twin's answer, or an error
 // naming the closest recorded request.
 func (rp *replayer) Serve(ctx context.Context, p mcpserver.Peer, req *mcpserver.Request) (any, error) {
+	if rp.faults != nil {
+		if ok, err := rp.faults.apply(ctx); !ok {
+			return nil, err
+		}
+	}
 	params := canonicalParams(req.Params)
 	var closest *recordedCall
 	for i := range rp.calls {
@@ -166,9 +173,19 @@ func (rp *replayer) Serve(ctx context.Context, p mcpserver.Peer, req *mcpserver.
 
 func runReplay(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("replay")
+	var inject listFlag
+	var seed uint64
+	fs.Var(&inject, "inject", "inject faults: `error=P%,drop=P%,latency=D±J,kill-after=N` (repeatable), counted on stderr at exit")
+	fs.Uint64Var(&seed, "seed", 1, "seed the faults' draws: the same `N`, the same faults")
 	pos, _, _, err := parseArgs(fs, args)
 	if err != nil {
 		return err
+	}
+	var faults *replayFaults
+	if len(inject) > 0 {
+		if faults, err = parseFaults(inject, seed); err != nil {
+			return err
+		}
 	}
 	if len(pos) != 1 {
 		return usageErr("replay takes one FILE: a recording made with --record")
@@ -185,6 +202,13 @@ func runReplay(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return fail(ExitUsage, phaseUsage, err)
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if faults != nil {
+		faults.kill = cancel
+		rp.faults = faults
+		defer func() { inv.say("replay: %s\n", faults.summary()) }()
+	}
 	srv := mcpserver.New(mcpserver.Options{
 		NewSession:   func(*mcpserver.Session) mcpserver.Handler { return rp },
 		ServerInfo:   func() any { return rp.serverInfo },
@@ -192,7 +216,7 @@ func runReplay(ctx context.Context, inv *invocation, args []string) error {
 		Instructions: func() string { return rp.instructions },
 		Log:          safe.NewTextWriter(inv.env.Stderr), LogPrefix: "mcpwire replay",
 	})
-	if err := srv.ServeStdio(ctx, inv.env.Stdin, inv.env.Stdout); err != nil && ctx.Err() == nil {
+	if err := srv.ServeStdio(ctx, inv.env.Stdin, inv.env.Stdout); err != nil && ctx.Err() == nil && !errors.Is(err, mcpserver.ErrDropped) {
 		return fail(ExitServer, "replay", err)
 	}
 	return nil

@@ -30,3 +30,22 @@ func TestReplayARecording(t *testing.T) {
 	}
 	r.run(t, "replay", "nosuch.jsonl").want(t, 2)
 }
+
+// TestReplayFaults: --inject error=100% answers the first request with
+// an injected error; kill-after=1 ends the replay after one request;
+// each run counts its faults on stderr at exit (seen here through the
+// client's --verbose); an unknown fault is a usage error.
+func TestReplayFaults(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	r.run(t, "call", "--demo", "--record", "rec.jsonl", "echo", "text=hi").want(t, 0)
+	res := r.run(t, "call", "--verbose", "echo", "text=hi", "--", r.bin, "replay", "--seed", "7", "--inject", "error=100%", "rec.jsonl").want(t, 1)
+	if !strings.Contains(res.stderr, "injected on purpose") || !strings.Contains(res.stderr, "faults injected: error 1") {
+		t.Errorf("error=100%%:\n%s", res)
+	}
+	res = r.run(t, "call", "--verbose", "echo", "text=hi", "--", r.bin, "replay", "--inject", "latency=1ms±1ms,kill-after=1", "rec.jsonl").want(t, 1)
+	if !strings.Contains(res.stderr, "kill-after 1") {
+		t.Errorf("kill-after=1:\n%s", res)
+	}
+	r.run(t, "replay", "--inject", "bogus=1", "rec.jsonl").want(t, 2)
+}
