@@ -235,6 +235,18 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 		}
 		popts.ProbeTimeout = max(min(probe, time.Until(dl)/2), time.Millisecond)
 	}
+	if dl, ok := ctx.Deadline(); ok && popts.StartTimeout == 0 {
+		// The start's budget (a startupTimeout, --startup-timeout)
+		// bounds initialize too, when it is longer than a request's
+		// timeout: a server that downloads itself first may take that.
+		request := popts.Timeout
+		if request <= 0 {
+			request = protocol.DefaultTimeout
+		}
+		if left := time.Until(dl); left > request {
+			popts.StartTimeout = left
+		}
+	}
 	c := &Conn{Spec: spec}
 	start := time.Now()
 	switch spec.Transport {

@@ -72,13 +72,13 @@ func answeredWithError(err error) bool {
 // discover runs server/discover asking for version; pinned forbids any
 // other revision (and the legacy era).
 func (s *Session) discover(ctx context.Context, version string, pinned bool) error {
-	probeTimeout := s.timeout
+	probeTimeout := s.startTimeout()
 	if !pinned {
 		probeTimeout = s.opts.ProbeTimeout
 		if probeTimeout <= 0 {
 			probeTimeout = DefaultProbeTimeout
 		}
-		probeTimeout = min(probeTimeout, s.timeout)
+		probeTimeout = min(probeTimeout, s.startTimeout())
 	}
 	// Over stdio the first probe has an initialize sent beside it when
 	// the server is slow to answer (probe.go): early.

@@ -55,7 +55,7 @@ type earlyInit struct {
 // without waiting for its answer.
 func (s *Session) sendEarlyInit(ctx context.Context) *earlyInit {
 	e := &earlyInit{version: LatestLegacyVersion, done: make(chan struct{})}
-	e.ctx, e.cancel = context.WithTimeoutCause(ctx, s.timeout, &TimeoutError{Method: "initialize", Timeout: s.timeout})
+	e.ctx, e.cancel = context.WithTimeoutCause(ctx, s.startTimeout(), &TimeoutError{Method: "initialize", Timeout: s.startTimeout()})
 	params, err := jsonrpc.MarshalParams(s.initParams(e.version))
 	var p *jsonrpc.Pending
 	if err == nil {
@@ -111,7 +111,7 @@ var errSettled = errors.New("the server answered initialize instead")
 // one was sent; with settled, the early initialize's answer decides
 // (legacy) and the probe was given up.
 func (s *Session) probeOverlapped(ctx context.Context, version string) (a probeAnswer, early *earlyInit, settled bool) {
-	sc, err := s.startDiscover(ctx, version, s.timeout)
+	sc, err := s.startDiscover(ctx, version, s.startTimeout())
 	if err != nil {
 		return probeAnswer{err: err}, nil, false
 	}

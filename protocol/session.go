@@ -59,6 +59,10 @@ type Options struct {
 	// Timeout bounds each request (default DefaultTimeout) unless the
 	// caller's context ends sooner.
 	Timeout time.Duration
+	// StartTimeout bounds initialize (default Timeout): a caller whose
+	// budget for the whole start is longer than one request's (a server
+	// that downloads itself first) gives that budget here.
+	StartTimeout time.Duration
 	// MaxTimeout is the hard limit of a request whose timeout progress
 	// notifications keep extending (default 10 × Timeout).
 	MaxTimeout time.Duration
@@ -300,11 +304,22 @@ func Connect(ctx context.Context, s jsonrpc.Stream, opts *Options) (*Session, er
 func (sess *Session) initialize(ctx context.Context, version string, strict bool) error {
 	// initialize is bounded by ctx and by the timeout, and is never
 	// cancelled with a notification (onCancel knows it by ready).
-	ictx, cancel := context.WithTimeoutCause(ctx, sess.timeout, &TimeoutError{Method: "initialize", Timeout: sess.timeout})
+	timeout := sess.startTimeout()
+	ictx, cancel := context.WithTimeoutCause(ctx, timeout, &TimeoutError{Method: "initialize", Timeout: timeout})
 	defer cancel()
 	sess.speak(version)
 	raw, err := sess.conn.Call(ictx, "initialize", sess.initParams(version))
 	return sess.initialized(ctx, ictx, version, strict, raw, err)
+}
+
+// startTimeout bounds each request of the start (initialize, the
+// discover of a pinned or overlapped detection): Options.StartTimeout,
+// else the request timeout.
+func (sess *Session) startTimeout() time.Duration {
+	if sess.opts.StartTimeout > 0 {
+		return sess.opts.StartTimeout
+	}
+	return sess.timeout
 }
 
 // initParams are the params of initialize asking for version.
