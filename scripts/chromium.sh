@@ -15,39 +15,9 @@ if [[ -x "$chromium" ]]; then
 	exit 0
 fi
 
-run_root() {
-	if [[ $(id -u) -eq 0 ]]; then
-		"$@"
-	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-		sudo -n "$@"
-	else
-		return 1
-	fi
-}
-
-if ! command -v apt-get >/dev/null; then
-	echo "chromium: $chromium is missing and this is not a Debian system; install Chromium and set CHROMIUM to its path" >&2
-	exit 1
-fi
-echo "chromium: installing Debian's chromium package"
-export DEBIAN_FRONTEND=noninteractive
-ok=
-for attempt in 1 2 3; do
-	if run_root apt-get install -y -q --no-install-recommends chromium >/tmp/chromium-apt.log 2>&1 ||
-		{ run_root apt-get update -q >>/tmp/chromium-apt.log 2>&1 &&
-			run_root apt-get install -y -q --no-install-recommends chromium >>/tmp/chromium-apt.log 2>&1; }; then
-		ok=1
-		break
-	fi
-	if [[ $(id -u) -ne 0 ]] && ! { command -v sudo >/dev/null && sudo -n true 2>/dev/null; }; then
-		break
-	fi
-	echo "chromium: apt-get failed (attempt $attempt of 3); last lines:" >&2
-	tail -n 5 /tmp/chromium-apt.log >&2
-	sleep $((attempt * 5))
-done
-if [[ -z $ok || ! -x "$chromium" ]]; then
-	echo "chromium: could not install chromium (needs root or sudo without a password); as root: apt-get install chromium" >&2
+bash "$(dirname "${BASH_SOURCE[0]}")"/apt.sh chromium chromium
+if [[ ! -x "$chromium" ]]; then
+	echo "chromium: installed, but $chromium is not there; set CHROMIUM to its path" >&2
 	exit 1
 fi
 echo "chromium: $("$chromium" --version 2>/dev/null)"

@@ -13,38 +13,5 @@ if command -v cmark-gfm >/dev/null; then
 	echo "cmark: cmark-gfm is installed"
 	exit 0
 fi
-run_root() {
-	if [[ $(id -u) -eq 0 ]]; then
-		"$@"
-	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-		sudo -n "$@"
-	else
-		return 1
-	fi
-}
-if ! command -v apt-get >/dev/null; then
-	echo "cmark: cmark-gfm missing and this is not a Debian system; install it" >&2
-	exit 1
-fi
-echo "cmark: installing cmark-gfm"
-export DEBIAN_FRONTEND=noninteractive
-log=$(mktemp)
-for attempt in 1 2 3; do
-	if run_root apt-get install -y -q --no-install-recommends cmark-gfm >"$log" 2>&1 ||
-		{ run_root apt-get update -q >>"$log" 2>&1 &&
-			run_root apt-get install -y -q --no-install-recommends cmark-gfm >>"$log" 2>&1; }; then
-		break
-	fi
-	if [[ $(id -u) -ne 0 ]] && ! { command -v sudo >/dev/null && sudo -n true 2>/dev/null; }; then
-		break
-	fi
-	echo "cmark: apt-get failed (attempt $attempt of 3); last lines:" >&2
-	tail -n 5 "$log" >&2
-	sleep $((attempt * 5))
-done
-rm -f "$log"
-if ! command -v cmark-gfm >/dev/null; then
-	echo "cmark: could not install cmark-gfm (needs root or sudo without a password); as root: apt-get install cmark-gfm" >&2
-	exit 1
-fi
-echo "cmark: installed cmark-gfm"
+bash "$(dirname "${BASH_SOURCE[0]}")"/apt.sh cmark cmark-gfm
+command -v cmark-gfm >/dev/null

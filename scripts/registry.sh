@@ -8,9 +8,9 @@
 # replaces huma/v2 with v2.37.2 (the module proxy refuses v2.40.0, which
 # the registry asks for; it builds unchanged against v2.37.2).
 #
-# Like shells.sh: missing packages are installed with apt-get as root (or
-# through sudo without a password); otherwise it fails saying what to do,
-# which fails CI but not a developer's run (the tests then skip).
+# A missing postgresql is installed by apt.sh (apt-get as root, or sudo
+# without a password); otherwise it fails saying what to do, which fails
+# CI but not a developer's run (the tests then skip).
 set -euo pipefail
 
 VERSION=v1.8.9
@@ -18,30 +18,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dir="$root/.deps/registry"
 bin="$dir/bin/registry"
 
-run_root() {
-	if [[ $(id -u) -eq 0 ]]; then
-		"$@"
-	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-		sudo -n "$@"
-	else
-		return 1
-	fi
-}
-
 if ! compgen -G "/usr/lib/postgresql/*/bin/postgres" >/dev/null; then
-	if ! command -v apt-get >/dev/null; then
-		echo "registry: PostgreSQL is missing and this is not a Debian system; install it" >&2
-		exit 1
-	fi
-	echo "registry: installing postgresql"
-	export DEBIAN_FRONTEND=noninteractive
-	if ! run_root apt-get install -y -q --no-install-recommends postgresql >/dev/null 2>&1; then
-		run_root apt-get update -q >/dev/null 2>&1 || true
-		if ! run_root apt-get install -y -q --no-install-recommends postgresql >/dev/null 2>&1; then
-			echo "registry: could not install postgresql (needs root or sudo without a password); as root: apt-get install postgresql" >&2
-			exit 1
-		fi
-	fi
+	bash "$root/scripts/apt.sh" registry postgresql
 fi
 echo "registry: PostgreSQL $(ls /usr/lib/postgresql | sort -n | tail -1) is installed"
 

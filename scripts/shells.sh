@@ -16,43 +16,7 @@ if [[ ${#missing[@]} -eq 0 ]]; then
 	exit 0
 fi
 
-run_root() {
-	if [[ $(id -u) -eq 0 ]]; then
-		"$@"
-	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-		sudo -n "$@"
-	else
-		return 1
-	fi
-}
-
-if ! command -v apt-get >/dev/null; then
-	echo "shells: ${missing[*]} missing and this is not a Debian system; install them" >&2
-	exit 1
-fi
-echo "shells: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-log=$(mktemp)
-ok=
-for attempt in 1 2 3; do
-	if run_root apt-get install -y -q --no-install-recommends "${missing[@]}" >"$log" 2>&1 ||
-		{ run_root apt-get update -q >>"$log" 2>&1 &&
-			run_root apt-get install -y -q --no-install-recommends "${missing[@]}" >>"$log" 2>&1; }; then
-		ok=1
-		break
-	fi
-	if [[ $(id -u) -ne 0 ]] && ! { command -v sudo >/dev/null && sudo -n true 2>/dev/null; }; then
-		break
-	fi
-	echo "shells: apt-get failed (attempt $attempt of 3); last lines:" >&2
-	tail -n 5 "$log" >&2
-	sleep $((attempt * 5))
-done
-rm -f "$log"
+bash "$(dirname "${BASH_SOURCE[0]}")"/apt.sh shells "${missing[@]}"
 for sh in "${missing[@]}"; do
-	if [[ -z $ok ]] || ! command -v "$sh" >/dev/null; then
-		echo "shells: could not install $sh (needs root or sudo without a password); as root: apt-get install ${missing[*]}" >&2
-		exit 1
-	fi
+	command -v "$sh" >/dev/null
 done
-echo "shells: installed ${missing[*]}"
