@@ -64,6 +64,7 @@ func runSync(ctx context.Context, inv *invocation, args []string) error {
 	}
 	var lines []syncLine
 	changed := false
+	updates := map[string]registry.Locked{} // written over the lock as it is then
 	for _, name := range lock.Names() {
 		l := lock.Servers[name]
 		line, err := inv.syncOne(ctx, home, ap, name, l, project[name], *frozen, *yes)
@@ -75,7 +76,7 @@ func runSync(ctx context.Context, inv *invocation, args []string) error {
 			p, _ := registry.ProvenanceOf(s.Registry)
 			nl := registry.LockedOf(p, l.Document)
 			nl.Tools = toolsFingerprint(ap, s)
-			lock.Servers[name] = nl
+			updates[name] = nl
 			changed = true
 		}
 		lines = append(lines, line)
@@ -99,12 +100,12 @@ func runSync(ctx context.Context, inv *invocation, args []string) error {
 				}
 			}
 			nl.Tools = toolsFingerprint(ap, s)
-			lock.Servers[name] = nl
+			updates[name] = nl
 			changed = true
 		}
 		lines = append(lines, line)
 	}
-	return inv.syncReport(ctx, lock, lockPath, lines, *frozen, changed, *yes)
+	return inv.syncReport(ctx, updates, lockPath, lines, *frozen, changed, *yes)
 }
 
 // syncOne compares one lock entry with the registry and the project's
@@ -181,7 +182,7 @@ func suffix(msg string) string {
 
 // syncReport prints the lines; frozen, any drift fails (exit 3) naming
 // each; otherwise a changed lock is written after the review.
-func (inv *invocation) syncReport(ctx context.Context, lock *registry.Lock, lockPath string, lines []syncLine, frozen, changed, yes bool) error {
+func (inv *invocation) syncReport(ctx context.Context, updates map[string]registry.Locked, lockPath string, lines []syncLine, frozen, changed, yes bool) error {
 	var drifts []string
 	for _, l := range lines {
 		if l.Result == "drift" {
@@ -213,7 +214,7 @@ func (inv *invocation) syncReport(ctx context.Context, lock *registry.Lock, lock
 				return &failure{code: ExitConfig, phase: manager.PhaseApproval, err: fmt.Errorf("%s not written", lockPath)}
 			}
 		}
-		if err := writeLockLocked(ctx, lock, lockPath); err != nil {
+		if err := writeLockLocked(ctx, updates, lockPath); err != nil {
 			return &failure{code: ExitConfig, phase: manager.PhaseConfig, err: err}
 		}
 	}
@@ -242,12 +243,21 @@ func nonNilLines(l []syncLine) []syncLine {
 	return l
 }
 
-// writeLockLocked writes the lock file under its file lock.
-func writeLockLocked(ctx context.Context, lock *registry.Lock, path string) error {
+// writeLockLocked sets the entries of updates in the lock file, under its
+// file lock: read again there, so that an install that locked another
+// entry while sync was reviewing is kept.
+func writeLockLocked(ctx context.Context, updates map[string]registry.Locked, path string) error {
 	fl, err := safe.LockContext(ctx, path)
 	if err != nil {
 		return err
 	}
 	defer fl.Unlock()
+	lock, err := registry.ReadLock(path)
+	if err != nil {
+		return err
+	}
+	for name, l := range updates {
+		lock.Servers[name] = l
+	}
 	return lock.Write(path)
 }
