@@ -91,6 +91,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		return fail(ExitConfig, manager.PhaseConfig, err)
 	}
 	progress := inv.newListProgress(len(cfg.Servers))
+	defer progress.stop()
 	onChange, onNotice := progress.options()
 	mopts := manager.Options{Config: cfg, Home: h, Environ: inv.env.Environ(), StartupTimeout: *startup,
 		NeedsLogin: inv.needsLogin(h), OnChange: onChange, OnNotice: onNotice,

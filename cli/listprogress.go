@@ -24,6 +24,19 @@ type listProgress struct {
 	// changed before (New starts them).
 	m       *manager.Manager
 	pending []string
+	// wmu is held across each write of a settling, and stopped set by
+	// stop under it: a callback the Manager's dispatcher delivers after
+	// list returned writes nothing (the caller's stderr may be gone).
+	wmu     sync.Mutex
+	stopped bool
+}
+
+// stop ends the writes of later settlings; list calls it before it
+// returns.
+func (p *listProgress) stop() {
+	p.wmu.Lock()
+	p.stopped = true
+	p.wmu.Unlock()
 }
 
 func (inv *invocation) newListProgress(total int) *listProgress {
@@ -41,6 +54,11 @@ func (p *listProgress) settled(server string, st manager.ServerState) {
 	p.done[server] = true
 	n := len(p.done)
 	p.mu.Unlock()
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if p.stopped {
+		return
+	}
 	p.inv.progress.Store(fmt.Sprintf("%d of %d done", n, p.total))
 	if !p.pipe {
 		return
