@@ -1,6 +1,8 @@
 package manager
 
 import (
+	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -220,9 +222,11 @@ func (d *dispatcher) loop() {
 	}
 }
 
-// close drops what is queued and ends the loop. It waits for the loop to
-// end unless a callback is running: that callback may be the caller (a
-// callback that closes the Manager); it is the last one.
+// close drops what is queued and ends the loop, and waits for the
+// callback running, if any, to return: no callback runs once close has
+// returned. A callback that closes the Manager runs on the loop itself;
+// then close cannot wait for it and returns at once, and that callback is
+// the last one.
 func (d *dispatcher) close() {
 	d.mu.Lock()
 	d.closed = true
@@ -236,8 +240,33 @@ func (d *dispatcher) close() {
 	case d.wake <- struct{}{}:
 	default:
 	}
-	if !busy {
-		<-d.done
+	if busy && onDispatcher() {
+		return
+	}
+	<-d.done
+}
+
+// onDispatcher reports whether the calling goroutine is a dispatcher's
+// loop, running a callback: Go names no goroutine, but its stack does.
+func onDispatcher() bool {
+	pc := make([]uintptr, 64)
+	for {
+		n := runtime.Callers(2, pc)
+		if n < len(pc) {
+			pc = pc[:n]
+			break
+		}
+		pc = make([]uintptr, 2*len(pc))
+	}
+	frames := runtime.CallersFrames(pc)
+	for {
+		f, more := frames.Next()
+		if strings.HasSuffix(f.Function, ".(*dispatcher).loop") {
+			return true
+		}
+		if !more {
+			return false
+		}
 	}
 }
 

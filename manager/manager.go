@@ -746,8 +746,11 @@ func (s *server) setReloadErr(err error) {
 
 // Close stops every server in parallel, as its transport says (HTTP:
 // DELETE; stdio: stdin closed, SIGTERM, SIGKILL), and waits for them and
-// for the Manager's goroutines. No callback runs after Close returns,
-// but for one that was running (it may be the one that called Close).
+// for the Manager's goroutines and for the callback running, if any: no
+// callback runs after Close returns. A callback may call Close itself;
+// then Close does not wait for it (it is the last one). A callback that
+// waits for another goroutine's Close deadlocks, as a net/http handler
+// that waits for its server's Shutdown does.
 func (m *Manager) Close() error {
 	m.cancel()
 	m.mu.Lock()
