@@ -440,12 +440,12 @@ type jProbe struct {
 	LegacySSE  bool             `json:"legacySse"`
 	ServerInfo *jImplementation `json:"serverInfo,omitempty"`
 	Revisions  []struct {
-		Protocol     string   `json:"protocol"`
-		Era          string   `json:"era"`
-		OK           bool     `json:"ok"`
-		Capabilities []string `json:"capabilities"`
-		Error        *jError  `json:"error,omitempty"`
-		DurationMs   int      `json:"durationMs"`
+		Protocol     string         `json:"protocol"`
+		Era          string         `json:"era"`
+		OK           bool           `json:"ok"`
+		Capabilities []string       `json:"capabilities"`
+		Error        *jError        `json:"error,omitempty"`
+		TimingMs     map[string]int `json:"timingMs"`
 	} `json:"revisions"`
 }
 

@@ -33,7 +33,10 @@ type probeRow struct {
 	OK           bool       `json:"ok"`
 	Capabilities []string   `json:"capabilities"`
 	Error        *jsonError `json:"error,omitempty"`
-	DurationMs   int64      `json:"durationMs"` // how long the attempt took
+	// Timing is how long the attempt took, in milliseconds, under
+	// "attempt": the name and shape every --json document's durations
+	// take (timingMs).
+	Timing map[string]int64 `json:"timingMs"`
 }
 
 // runProbe connects to a server once per MCP revision and says which ones
@@ -86,7 +89,7 @@ func runProbe(ctx context.Context, inv *invocation, args []string) error {
 		out.ServerInfo = &info
 	}
 	for _, r := range rep.Revisions {
-		row := probeRow{Protocol: r.Revision, Era: string(protocol.EraOf(r.Revision)), OK: r.OK, Capabilities: nonNil(r.Capabilities), DurationMs: r.Took.Milliseconds()}
+		row := probeRow{Protocol: r.Revision, Era: string(protocol.EraOf(r.Revision)), OK: r.OK, Capabilities: nonNil(r.Capabilities), Timing: map[string]int64{"attempt": r.Took.Milliseconds()}}
 		if r.Err != nil {
 			phase, msg := manager.PhaseInitialize, r.Err.Error()
 			var se *manager.ServerError
