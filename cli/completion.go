@@ -349,6 +349,55 @@ _mcpwire "$@"
 	return b.String()
 }
 
+// fishTools starts the fish script: its functions find the words typed
+// so far (--home's value kept, other flags skipped) and offer the cached
+// tool names of `call SERVER` and `tool SERVER`, checked again here and
+// taken by fish as one literal word a line.
+const fishTools = `# fish completion for mcpwire (made by: mcpwire completion fish)
+complete -c mcpwire -f
+complete -c mcpwire -l home -r -F -d 'the home folder'
+# The words typed before the cursor that are not flags, the command first.
+function __mcpwire_args
+    set -l words (commandline -opc)
+    set -l skip 0
+    for w in $words[2..-1]
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        switch $w
+            case --home
+                set skip 1
+            case '-*'
+            case '*'
+                printf '%s\n' $w
+        end
+    end
+end
+# --home and its value, when typed.
+function __mcpwire_home
+    set -l words (commandline -opc)
+    if set -l i (contains -i -- --home $words)
+        and test (count $words) -gt $i
+        printf '%s\n' --home $words[(math $i + 1)]
+    end
+end
+# The first word after a command of $argv (after diff: any word).
+function __mcpwire_want_server
+    set -l args (__mcpwire_args)
+    contains -- "$args[1]" $argv; or return 1
+    test (count $args) -eq 1; or test $args[1] = diff
+end
+function __mcpwire_want_tool
+    set -l args (__mcpwire_args)
+    test (count $args) -eq 2; and contains -- $args[1] call tool
+end
+function __mcpwire_tools
+    set -l args (__mcpwire_args)
+    mcpwire (__mcpwire_home) __complete tools $args[2] 2>/dev/null | string match -r -- '^[A-Za-z0-9_.-]+$'
+end
+`
+
 // fishQuote quotes s for fish.
 func fishQuote(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
@@ -356,10 +405,7 @@ func fishQuote(s string) string {
 
 func fishCompletion() string {
 	var b strings.Builder
-	b.WriteString(`# fish completion for mcpwire (made by: mcpwire completion fish)
-complete -c mcpwire -f
-complete -c mcpwire -l home -r -F -d 'the home folder'
-`)
+	b.WriteString(fishTools)
 	fmt.Fprintf(&b, "complete -c mcpwire -n __fish_use_subcommand -a help -d %s\n", fishQuote("a command's help"))
 	var names []string
 	for _, c := range visibleCommands() {
@@ -390,7 +436,8 @@ complete -c mcpwire -l home -r -F -d 'the home folder'
 	}
 	// The names come one a line, valid ones only (checked again here);
 	// fish takes each line as one literal word.
-	fmt.Fprintf(&b, "complete -c mcpwire -n '__fish_seen_subcommand_from %s' -a '(mcpwire __complete servers 2>/dev/null | string match -r -- \\'^[A-Za-z0-9_][A-Za-z0-9_.-]*$\\')' -d 'configured server'\n", strings.Join(serverCmds, " "))
+	fmt.Fprintf(&b, "complete -c mcpwire -n '__mcpwire_want_server %s' -a '(mcpwire (__mcpwire_home) __complete servers 2>/dev/null | string match -r -- \\'^[A-Za-z0-9_][A-Za-z0-9_.-]*$\\')' -d 'configured server'\n", strings.Join(serverCmds, " "))
 	b.WriteString("complete -c mcpwire -n '__fish_seen_subcommand_from diff' -F\n")
+	b.WriteString("complete -c mcpwire -n __mcpwire_want_tool -a '(__mcpwire_tools)' -d tool\n")
 	return b.String()
 }
