@@ -45,6 +45,9 @@ type AuthServerMetadata struct {
 	AuthorizationResponseIssParameterSupported bool     `json:"authorization_response_iss_parameter_supported,omitempty"`
 	ClientIDMetadataDocumentSupported          bool     `json:"client_id_metadata_document_supported,omitempty"`
 	DPoPSigningAlgValuesSupported              []string `json:"dpop_signing_alg_values_supported,omitempty"`
+	// DeviceAuthorizationEndpoint offers the device authorization grant
+	// (RFC 8628 section 4).
+	DeviceAuthorizationEndpoint string `json:"device_authorization_endpoint,omitempty"`
 
 	// legacyDefaults marks the 2025-03-26 default endpoints (no metadata).
 	legacyDefaults bool
@@ -86,11 +89,12 @@ func ParseAuthServerMetadata(data []byte) (*AuthServerMetadata, error) {
 		return nil, fmt.Errorf("parsing authorization server metadata: issuer: %v", err)
 	}
 	for name, u := range map[string]string{
-		"authorization_endpoint": md.AuthorizationEndpoint,
-		"token_endpoint":         md.TokenEndpoint,
-		"registration_endpoint":  md.RegistrationEndpoint,
-		"revocation_endpoint":    md.RevocationEndpoint,
-		"jwks_uri":               md.JWKSURI,
+		"authorization_endpoint":        md.AuthorizationEndpoint,
+		"token_endpoint":                md.TokenEndpoint,
+		"registration_endpoint":         md.RegistrationEndpoint,
+		"revocation_endpoint":           md.RevocationEndpoint,
+		"jwks_uri":                      md.JWKSURI,
+		"device_authorization_endpoint": md.DeviceAuthorizationEndpoint,
 	} {
 		if u == "" {
 			continue

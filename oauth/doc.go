@@ -16,7 +16,13 @@
 // the RFC 8707 resource parameter and RFC 9207 iss checks, on a loopback
 // redirect (127.0.0.1, any free port, /callback) or with a pasted redirect
 // address. The client is pre-registered, a Client ID Metadata Document URL,
-// or registered dynamically (RFC 7591), in that order.
+// or registered dynamically (RFC 7591), in that order. With
+// [LoginOptions].Device, Login uses the device authorization grant (RFC
+// 8628) instead when the authorization server offers it: the person is
+// shown a code and an address to open on any device, and the token
+// endpoint is polled at the server's interval (5 s more after each
+// slow_down, twice as long after a failing answer) until they approve or
+// deny, the code expires, the timeout passes or ctx ends.
 // [ClientCredentials] serves machines (client secret or private-key JWT),
 // [CrossAppAccess] enterprise-managed authorization (RFC 8693 then RFC 7523).
 //

@@ -31,6 +31,16 @@ var (
 	ErrTooManyAttempts = errors.New("oauth: too many authorization attempts")
 	// ErrRedirect means a server answered with a redirect, which is refused.
 	ErrRedirect = errors.New("oauth: redirect refused")
+	// ErrNoDeviceGrant means the device authorization grant was asked
+	// for and the authorization server's metadata offers none (no
+	// device_authorization_endpoint).
+	ErrNoDeviceGrant = errors.New("oauth: the authorization server does not offer the device authorization grant")
+	// ErrDeviceDenied means the person denied a device login
+	// (access_denied).
+	ErrDeviceDenied = errors.New("oauth: the login was denied at the authorization server (access_denied)")
+	// ErrDeviceExpired means a device login's code expired, or the wait
+	// for its approval ended, before it was approved.
+	ErrDeviceExpired = errors.New("oauth: the code expired before the login was approved")
 )
 
 // A ResourceMismatchError reports protected resource metadata whose

@@ -49,6 +49,13 @@ type fakeOpts struct {
 	clientID, clientSecret string // pre-registered client
 	ecKey                  *ecdsa.PublicKey
 	rsaKey                 *rsa.PublicKey
+	// The device authorization grant (device_test.go).
+	device         bool   // offer device_authorization_endpoint
+	deviceInterval int    // interval answered (0: omitted)
+	deviceExpires  int    // expires_in answered (default 600)
+	deviceURI      string // verification_uri answered (default <base>/device)
+	deviceComplete string // verification_uri_complete answered (default <uri>?user_code=…)
+	slowDownAt     int    // the poll that answers slow_down (0: none)
 }
 
 type tokenReq struct {
@@ -74,11 +81,13 @@ type fakeAS struct {
 	clients   map[string]string     // client_id -> secret
 	revoked   []string
 	jags      map[string]bool
+	devices   map[string]*deviceState // device_code -> its state
+	deviceReq []url.Values            // device authorization requests
 	n         int
 }
 
 func newFakeAS(t *testing.T, o fakeOpts) *fakeAS {
-	f := &fakeAS{t: t, o: o, codes: map[string]url.Values{}, access: map[string][]string{}, refreshes: map[string][]string{}, clients: map[string]string{}, jags: map[string]bool{}}
+	f := &fakeAS{t: t, o: o, codes: map[string]url.Values{}, access: map[string][]string{}, refreshes: map[string][]string{}, clients: map[string]string{}, jags: map[string]bool{}, devices: map[string]*deviceState{}}
 	if o.clientID != "" {
 		f.clients[o.clientID] = o.clientSecret
 	}
@@ -169,6 +178,9 @@ func (f *fakeAS) metadata() map[string]any {
 	if f.o.revocation {
 		m["revocation_endpoint"] = ep + "/revoke"
 	}
+	if f.o.device {
+		m["device_authorization_endpoint"] = ep + "/device_authorization"
+	}
 	return m
 }
 
@@ -213,6 +225,10 @@ func (f *fakeAS) serve(w http.ResponseWriter, r *http.Request) {
 		delete(f.access, r.PostForm.Get("token"))
 		delete(f.refreshes, r.PostForm.Get("token"))
 		w.WriteHeader(200)
+	case p == ep+"/device_authorization" && f.o.device:
+		f.deviceAuthorization(w, r)
+	case p == ep+"/device" && f.o.device:
+		f.deviceVerify(w, r)
 	case p == "/idp/token":
 		f.idpToken(w, r)
 	case p == "/mcp" || strings.HasPrefix(p, "/mcp/"):
@@ -396,6 +412,8 @@ func (f *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"access_token": at, "token_type": "bearer", "expires_in": 3600})
 	case "client_credentials":
 		f.issue(w, strings.Fields(r.PostForm.Get("scope")))
+	case GrantDeviceCode:
+		f.deviceToken(w, r, clientID)
 	case GrantJWTBearer:
 		if tr.method != "client_secret_basic" || !f.jags[r.PostForm.Get("assertion")] {
 			tokenErr(w, 400, "invalid_grant")

@@ -51,11 +51,25 @@ type LoginOptions struct {
 	// ReadPastedURL, when set, selects paste mode: after OpenBrowser the
 	// user pastes the address the browser was redirected to.
 	ReadPastedURL func() (string, error)
-	Store         *Store // nil = nothing saved
-	ServerName    string
+	// Device says whether the device authorization grant (RFC 8628) is
+	// used instead: never (the zero value), when the authorization
+	// server offers it, or only it.
+	Device DeviceUse
+	// ShowDeviceCode is given the code and address of a device login to
+	// show the person; the wait for their approval follows. Required
+	// unless Device is DeviceNever; OpenBrowser is then required only
+	// for DeviceIfOffered.
+	ShowDeviceCode func(DevicePrompt) error
+	// Sleep waits between the polls of a device login (default: a timer
+	// that ctx's end stops).
+	Sleep      func(ctx context.Context, d time.Duration) error
+	Store      *Store // nil = nothing saved
+	ServerName string
 	// Logf receives progress lines; never a secret.
 	Logf func(format string, args ...any)
-	// Timeout bounds the wait for the callback (default 5 minutes).
+	// Timeout bounds the wait for the callback, or for the approval of
+	// a device login, which also ends when its code expires (default 5
+	// minutes).
 	Timeout time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -181,8 +195,8 @@ func joinScopes(s []string) string { return strings.Join(s, " ") }
 func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 	ctx = withServerURL(ctx, opts.ServerURL)
 	log := &logger{opts.Logf}
-	if opts.OpenBrowser == nil {
-		return nil, errors.New("login: no way to open the authorization URL")
+	if err := opts.checkWays(); err != nil {
+		return nil, err
 	}
 	client := noRedirectClient(opts.Client)
 	var rec *Record
@@ -200,6 +214,12 @@ func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 		return nil, fmt.Errorf("login: %w", err)
 	}
 	md := s.md
+	if device, err := opts.useDevice(md); err != nil || device {
+		if err != nil {
+			return nil, fmt.Errorf("login: %w", err)
+		}
+		return deviceLogin(ctx, client, &opts, s, chs, rec, log)
+	}
 	if err := checkPKCE(md); err != nil {
 		return nil, fmt.Errorf("login: %w", err)
 	}
@@ -210,14 +230,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 
 	// Listen first: dynamic registration needs the redirect URI. Reuse the
 	// port of a stored dynamic registration when it is free.
-	var stored *ClientRegistration
-	if rec != nil && rec.Client != nil && sameIssuer(rec.Client.Issuer, s.issuer) {
-		stored = rec.Client
-	}
-	if stored == nil {
-		// Kept across a logout: the registration made at this issuer.
-		stored = opts.Store.LoadClient(s.issuer)
-	}
+	stored := storedClient(rec, opts.Store, s.issuer)
 	ln, err := listenLoopback(stored, opts.CallbackPort)
 	if err != nil {
 		return nil, fmt.Errorf("login: listening for the callback: %v", err)
@@ -293,11 +306,8 @@ func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 	if err != nil {
 		return nil, fmt.Errorf("login: %w", err)
 	}
-	if err := checkBearer(tok); err != nil {
+	if err := granted(tok, scopes); err != nil {
 		return nil, fmt.Errorf("login: %w", err)
-	}
-	if tok.Scope == "" {
-		tok.Scope = joinScopes(scopes)
 	}
 	log.printf("authorized")
 	if opts.Store != nil {
@@ -320,6 +330,18 @@ func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 		}
 	}
 	return tok, nil
+}
+
+// granted checks the type of a token a login was granted and gives it
+// the scopes asked for when the server named none.
+func granted(tok *Token, scopes []string) error {
+	if err := checkBearer(tok); err != nil {
+		return err
+	}
+	if tok.Scope == "" {
+		tok.Scope = joinScopes(scopes)
+	}
+	return nil
 }
 
 func checkBearer(tok *Token) error {
@@ -355,13 +377,19 @@ func chooseClient(ctx context.Context, client *http.Client, opts *LoginOptions, 
 		log.printf("using client metadata document %s", safe.RedactURL(opts.ClientMetadataURL))
 		return &ClientRegistration{ClientID: opts.ClientMetadataURL, AuthMethod: "none", Issuer: issuer, Kind: KindMetadataDocument, RegisteredAt: now.UTC()}, nil
 	}
-	if stored != nil && stored.Kind == KindDynamic && slices.Contains(stored.RedirectURIs, redirectURI) &&
-		(stored.SecretExpiresAt.IsZero() || now.Before(stored.SecretExpiresAt)) {
+	// A device login (no redirect URI) reuses a registration for the
+	// device grant; a browser login one for its redirect URI.
+	fits := redirectURI == "" && slices.Contains(stored.grantTypes(), GrantDeviceCode) ||
+		redirectURI != "" && stored != nil && slices.Contains(stored.RedirectURIs, redirectURI)
+	if fits && stored.Kind == KindDynamic && (stored.SecretExpiresAt.IsZero() || now.Before(stored.SecretExpiresAt)) {
 		log.printf("reusing the stored client registration")
 		return stored, nil
 	}
 	if md.RegistrationEndpoint != "" {
 		log.printf("registering a client at %s", safe.RedactURL(md.RegistrationEndpoint))
+		if redirectURI == "" {
+			return RegisterDevice(ctx, client, md, scopes, now)
+		}
 		return Register(ctx, client, md, redirectURI, scopes, now)
 	}
 	return nil, ErrNoClientID

@@ -26,12 +26,15 @@ const ClientName = "mcpwire"
 
 // A ClientRegistration is a client identity at one authorization server.
 type ClientRegistration struct {
-	ClientID     string    `json:"client_id"`
-	ClientSecret string    `json:"client_secret,omitempty"`
-	AuthMethod   string    `json:"token_endpoint_auth_method,omitempty"`
-	Issuer       string    `json:"issuer"` // the authorization server it belongs to
-	Kind         string    `json:"kind"`
-	RedirectURIs []string  `json:"redirect_uris,omitempty"`
+	ClientID     string   `json:"client_id"`
+	ClientSecret string   `json:"client_secret,omitempty"`
+	AuthMethod   string   `json:"token_endpoint_auth_method,omitempty"`
+	Issuer       string   `json:"issuer"` // the authorization server it belongs to
+	Kind         string   `json:"kind"`
+	RedirectURIs []string `json:"redirect_uris,omitempty"`
+	// GrantTypes are the grants registered ("" in a registration kept
+	// before they were recorded: the authorization code flow's).
+	GrantTypes   []string  `json:"grant_types,omitempty"`
 	RegisteredAt time.Time `json:"registered_at,omitzero"`
 	// SecretExpiresAt is client_secret_expires_at; zero means never.
 	SecretExpiresAt time.Time `json:"client_secret_expires_at,omitzero"`
@@ -40,7 +43,7 @@ type ClientRegistration struct {
 // registrationRequest is the RFC 7591 client metadata we send.
 type registrationRequest struct {
 	ClientName              string   `json:"client_name"`
-	RedirectURIs            []string `json:"redirect_uris"`
+	RedirectURIs            []string `json:"redirect_uris,omitempty"`
 	GrantTypes              []string `json:"grant_types"`
 	ResponseTypes           []string `json:"response_types"`
 	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
@@ -98,18 +101,31 @@ func requestedMethod(md *AuthServerMetadata) string {
 // Register performs dynamic client registration (RFC 7591) at md's
 // registration endpoint for redirectURI.
 func Register(ctx context.Context, client *http.Client, md *AuthServerMetadata, redirectURI string, scopes []string, now time.Time) (*ClientRegistration, error) {
+	return register(ctx, client, md, registrationRequest{
+		RedirectURIs:  []string{redirectURI},
+		GrantTypes:    []string{"authorization_code", "refresh_token"},
+		ResponseTypes: []string{"code"},
+	}, scopes, now)
+}
+
+// RegisterDevice performs dynamic client registration (RFC 7591) for the
+// device authorization grant: no redirect URI, no response type.
+func RegisterDevice(ctx context.Context, client *http.Client, md *AuthServerMetadata, scopes []string, now time.Time) (*ClientRegistration, error) {
+	return register(ctx, client, md, registrationRequest{
+		GrantTypes:    []string{GrantDeviceCode, "refresh_token"},
+		ResponseTypes: []string{},
+	}, scopes, now)
+}
+
+// register sends reqBody, completed with what every registration says.
+func register(ctx context.Context, client *http.Client, md *AuthServerMetadata, reqBody registrationRequest, scopes []string, now time.Time) (*ClientRegistration, error) {
 	if md.RegistrationEndpoint == "" {
 		return nil, errors.New("registering client: authorization server has no registration endpoint")
 	}
-	reqBody := registrationRequest{
-		ClientName:              ClientName,
-		RedirectURIs:            []string{redirectURI},
-		GrantTypes:              []string{"authorization_code", "refresh_token"},
-		ResponseTypes:           []string{"code"},
-		TokenEndpointAuthMethod: requestedMethod(md),
-		ApplicationType:         "native",
-		Scope:                   joinScopes(scopes),
-	}
+	reqBody.ClientName = ClientName
+	reqBody.TokenEndpointAuthMethod = requestedMethod(md)
+	reqBody.ApplicationType = "native"
+	reqBody.Scope = joinScopes(scopes)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, md.RegistrationEndpoint, bytes.NewReader(jsonCompact(reqBody)))
 	if err != nil {
 		return nil, fmt.Errorf("registering client at %s: %v", safe.RedactURL(md.RegistrationEndpoint), err)
@@ -140,7 +156,8 @@ func Register(ctx context.Context, client *http.Client, md *AuthServerMetadata, 
 		ClientSecret: rr.ClientSecret,
 		Issuer:       md.Issuer,
 		Kind:         KindDynamic,
-		RedirectURIs: []string{redirectURI},
+		RedirectURIs: reqBody.RedirectURIs,
+		GrantTypes:   reqBody.GrantTypes,
 		RegisteredAt: now.UTC(),
 	}
 	if n, ok := parseExpiresIn(rr.ClientSecretExpiresAt); ok && n > 0 {
@@ -182,4 +199,16 @@ func checkMetadataURL(raw string) error {
 		return fmt.Errorf("client metadata URL %s must be an https URL with a path", safe.RedactURL(raw))
 	}
 	return nil
+}
+
+// grantTypes are the grants reg was registered for: those recorded, else
+// the authorization code flow's.
+func (reg *ClientRegistration) grantTypes() []string {
+	switch {
+	case reg == nil:
+		return nil
+	case len(reg.GrantTypes) > 0:
+		return reg.GrantTypes
+	}
+	return []string{"authorization_code", "refresh_token"}
 }

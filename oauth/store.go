@@ -24,7 +24,7 @@ type Record struct {
 	Client             *ClientRegistration `json:"client,omitempty"`
 	Token              *Token              `json:"token,omitempty"`
 	Scopes             []string            `json:"scopes,omitempty"` // scopes requested
-	Grant              string              `json:"grant,omitempty"`  // authorization_code, client_credentials, jwt-bearer
+	Grant              string              `json:"grant,omitempty"`  // authorization_code, device_code, client_credentials, jwt-bearer
 	// AssertionFile is the workload's JWT file of a jwt-bearer login
 	// (WorkloadIdentity): read again to get a new token when it expires.
 	AssertionFile string    `json:"assertion_file,omitempty"`
