@@ -143,7 +143,7 @@ func (inv *invocation) doctorOne(ctx context.Context, tf *targetFlags, pos, tail
 		if err != nil {
 			return nil, err
 		}
-		return inv.doctorConfigured(ctx, tf, home, s), nil
+		return inv.doctorConfigured(ctx, tf, home, s, true), nil
 	}
 	t, rest, err := inv.resolveTarget(ctx, tf, pos, tail, hasTail)
 	if err != nil {
@@ -157,10 +157,13 @@ func (inv *invocation) doctorOne(ctx context.Context, tf *targetFlags, pos, tail
 	if inv.env.Home != "" {
 		home = inv.env.Home
 	}
-	return inv.diagnose(ctx, tf, t.spec, nil, home, nil), nil
+	return inv.diagnose(ctx, tf, t.spec, nil, home, nil, true), nil
 }
 
-// doctorAll diagnoses every configured server, in parallel.
+// doctorAll diagnoses every configured server, in parallel, under one
+// spinner that says how many are done; in a pipe (a CI log, stderr not a
+// terminal) each server's line goes to stderr as it finishes, before the
+// reports at the end.
 func (inv *invocation) doctorAll(ctx context.Context, tf *targetFlags) ([]*doctorReport, error) {
 	cfg, home, err := inv.loadConfig()
 	if err != nil {
@@ -169,18 +172,50 @@ func (inv *invocation) doctorAll(ctx context.Context, tf *targetFlags) ([]*docto
 	if len(cfg.Servers) == 0 {
 		return nil, fail(ExitConfig, manager.PhaseConfig, fmt.Errorf("no servers configured in %s", configPaths(cfg)), "give a TARGET, or add a server: "+inv.suggest("add")+" NAME -- COMMAND ARGS…")
 	}
-	out := make([]*doctorReport, len(cfg.Servers))
+	n := len(cfg.Servers)
+	out := make([]*doctorReport, n)
+	finished := make(chan int, n)
+	stop := inv.spinner(fmt.Sprintf("checking %d servers", n))
+	defer stop()
 	var wg sync.WaitGroup
 	for i, s := range cfg.Servers {
-		wg.Go(func() { out[i] = inv.doctorConfigured(ctx, tf, home, s) })
+		wg.Go(func() {
+			out[i] = inv.doctorConfigured(ctx, tf, home, s, false)
+			finished <- i
+		})
+	}
+	pipe := !inv.json && !inv.env.StderrIsTerminal
+	for done := 1; done <= n; done++ {
+		r := out[<-finished]
+		inv.progress.Store(fmt.Sprintf("%d of %d done", done, n))
+		if pipe {
+			inv.say("%s\n", r.line())
+		}
 	}
 	wg.Wait()
+	stop()
+	inv.progress.Store("")
 	return out, nil
 }
 
+// line is a report in one line, for a CI log: the server and ok, or the
+// first failed (else warned) check with its detail.
+func (r *doctorReport) line() string {
+	name := safe.Sanitize(r.Server)
+	for _, status := range []string{manager.CheckFail, manager.CheckWarn} {
+		for _, c := range r.Checks {
+			if c.Status == status {
+				return fmt.Sprintf("%s: %s: %s: %s", name, status, c.Phase, oneLine(c.Detail, 200))
+			}
+		}
+	}
+	return name + ": ok"
+}
+
 // doctorConfigured checks the definition (valid, approved, variables
-// set) and, when it can run, the server.
-func (inv *invocation) doctorConfigured(ctx context.Context, tf *targetFlags, home string, s *config.Server) *doctorReport {
+// set) and, when it can run, the server; spin: under a spinner of its
+// own.
+func (inv *invocation) doctorConfigured(ctx context.Context, tf *targetFlags, home string, s *config.Server, spin bool) *doctorReport {
 	def := &manager.Check{Status: manager.CheckOK, Detail: fmt.Sprintf("%s:%d (%s scope)", s.Source, s.Line, s.Scope)}
 	var ee *config.ExpandError
 	switch {
@@ -210,11 +245,12 @@ func (inv *invocation) doctorConfigured(ctx context.Context, tf *targetFlags, ho
 			spec = sp
 		}
 	}
-	return inv.diagnose(ctx, tf, spec, def, home, s)
+	return inv.diagnose(ctx, tf, spec, def, home, s, spin)
 }
 
-// diagnose runs the checks of one server within the startup budget.
-func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *manager.Spec, def *manager.Check, home string, s *config.Server) *doctorReport {
+// diagnose runs the checks of one server within the startup budget;
+// spin: under a spinner of its own.
+func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *manager.Spec, def *manager.Check, home string, s *config.Server, spin bool) *doctorReport {
 	if spec.AllowHTTP {
 		inv.warnPlainHTTP(spec.Name, spec.URL)
 	}
@@ -233,7 +269,10 @@ func (inv *invocation) diagnose(ctx context.Context, tf *targetFlags, spec *mana
 		opts.Home = h
 		inv.tokenSecrets(h, spec.Name)
 	}
-	stop := inv.spinner("checking " + spec.Name)
+	stop := func() {}
+	if spin {
+		stop = inv.spinner("checking " + spec.Name)
+	}
 	checks := manager.Doctor(dctx, spec, opts)
 	stop()
 	r := &doctorReport{Server: spec.Name, Transport: spec.Transport, Target: spec.Target(), OK: true, Checks: []doctorCheck{}}
