@@ -193,6 +193,7 @@ func TestEscaperCommands(t *testing.T) {
 		runs = append(runs, walkRun{args: args, sink: sinkTerminal}, walkRun{args: withFlag(args, "--json"), sink: sinkJSON})
 	}
 	old := filepath.Join(w.dir, "old.snapshot.json")
+	rec := filepath.Join(w.dir, "rec.jsonl")
 	runs = append(runs,
 		walkRun{args: []string{"snapshot", url}, sink: sinkJSON},
 		walkRun{args: []string{"snapshot", url, "-o", old}, sink: sinkTerminal},
@@ -204,6 +205,10 @@ func TestEscaperCommands(t *testing.T) {
 		walkRun{args: []string{"diff", old, url1, "--fail-on", "any"}, sink: sinkTerminal, junit: true},
 		walkRun{args: []string{"diff", old, url1, "--format", "github"}, sink: sinkGitHub},
 		walkRun{args: []string{"diff", old, "d", "--format", "github", "--fail-on", "any"}, sink: sinkGitHub},
+		walkRun{args: []string{"call", url, tool, "--record", rec}, sink: sinkTerminal},
+		walkRun{args: []string{"verify", rec, url1}, sink: sinkTerminal},
+		walkRun{args: []string{"verify", rec, url1, "--json"}, sink: sinkJSON},
+		walkRun{args: []string{"verify", rec, url}, sink: sinkTerminal},
 		walkRun{args: []string{"test", "h"}, sink: sinkTerminal, junit: true},
 		walkRun{args: []string{"list"}, sink: sinkTerminal, junit: true},
 		walkRun{args: []string{"doctor", url}, sink: sinkTerminal, junit: true},

@@ -78,7 +78,7 @@ func collectFlags(fs *flag.FlagSet) []flagInfo {
 func (c *command) takesServer() bool {
 	switch c.name {
 	case "test", "call", "read", "prompt", "complete", "login", "logout", "get", "remove", "enable",
-		"disable", "approve", "revoke", "doctor", "snapshot", "diff", "probe", "budget":
+		"disable", "approve", "revoke", "doctor", "snapshot", "diff", "probe", "budget", "verify":
 		return true
 	}
 	return false

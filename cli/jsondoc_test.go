@@ -570,15 +570,44 @@ type jDiff struct {
 	Breaking   int       `json:"breaking"`
 	Compatible int       `json:"compatible"`
 	Accepted   int       `json:"accepted"`
-	Changes    []struct {
-		Class    string `json:"class"`
-		Item     string `json:"item"`
-		Name     string `json:"name"`
-		Path     string `json:"path"`
-		Change   string `json:"change"`
-		Message  string `json:"message"`
-		Accepted bool   `json:"accepted,omitempty"`
-	} `json:"changes"`
+	Changes    []jChange `json:"changes"`
+}
+
+// jChange is a change of diff (and of verify's lists).
+type jChange struct {
+	Class    string `json:"class"`
+	Item     string `json:"item"`
+	Name     string `json:"name"`
+	Path     string `json:"path"`
+	Change   string `json:"change"`
+	Message  string `json:"message"`
+	Accepted bool   `json:"accepted,omitempty"`
+}
+
+type jVerify struct {
+	Recording string   `json:"recording"`
+	Server    string   `json:"server"`
+	Target    string   `json:"target"`
+	Protocol  string   `json:"protocol"`
+	Ignore    []string `json:"ignore"`
+	Same      int      `json:"same"`
+	Different int      `json:"different"`
+	Skipped   int      `json:"skipped"`
+	Requests  []struct {
+		Line    int       `json:"line"`
+		Method  string    `json:"method"`
+		Name    string    `json:"name"`
+		Status  string    `json:"status"`
+		Note    string    `json:"note"`
+		Changes []jChange `json:"changes"`
+		Values  []struct {
+			Path     string `json:"path"`
+			Change   string `json:"change"`
+			Recorded any    `json:"recorded,omitempty"`
+			Live     any    `json:"live,omitempty"`
+		} `json:"values"`
+		ValueCount int `json:"valueCount"`
+	} `json:"requests"`
 }
 
 type jEvent struct {
@@ -664,6 +693,7 @@ var docSections = map[string]reflect.Type{
 	"snapshot -o":      reflect.TypeFor[jSnapshotOut](),
 	"budget":           reflect.TypeFor[jBudget](),
 	"diff":             reflect.TypeFor[jDiff](),
+	"verify":           reflect.TypeFor[jVerify](),
 	"completion":       reflect.TypeFor[jCompletion](),
 	"man":              reflect.TypeFor[jMan](),
 	"help":             reflect.TypeFor[jHelp](),
@@ -927,6 +957,18 @@ func TestJSONDocuments(t *testing.T) {
 	r := &docRunner{t: t, home: filepath.Join(work, "home"), dir: work, env: map[string]string{"BROWSER": exe, "NO_COLOR": "1"}}
 	demo := BuiltBinary(t)
 	snap := filepath.Join(work, "demo.snapshot.json")
+	rec := filepath.Join(work, "rec.jsonl")
+	// A recording whose echo answered otherwise than the demo does.
+	changedRec := filepath.Join(work, "changed.jsonl")
+	if err := os.WriteFile(changedRec, []byte(`{"t":0,"recording":1}
+{"t":1,"server":"demo","dir":"send","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}}
+{"t":2,"server":"demo","dir":"recv","msg":{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"mcpwire-demo","version":"0.1.0"}}}}
+{"t":3,"server":"demo","session":{"transport":"stdio","era":"legacy","protocol":"2025-06-18"}}
+{"t":4,"server":"demo","dir":"send","msg":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}}
+{"t":5,"server":"demo","dir":"recv","msg":{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"goodbye"}]}}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cursor := filepath.Join(work, "cursor.json")
 	if err := os.WriteFile(cursor, []byte(`{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}, "bad": {}}}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -991,6 +1033,10 @@ func TestJSONDocuments(t *testing.T) {
 		{[]string{"snapshot", "--demo", "-o", snap, "--json"}, 0, reflect.TypeFor[jSnapshotOut]()},
 		{[]string{"diff", snap, "--json", "--", demo, "serve-demo", "--next-release"}, 0, reflect.TypeFor[jDiff]()},
 		{[]string{"diff", snap, snap, "--fail-on", "any", "--json"}, 0, reflect.TypeFor[jDiff]()},
+		{[]string{"call", "--demo", "--record", rec, "echo", "text=hi", "--json"}, 0, reflect.TypeFor[jCall]()},
+		{[]string{"verify", rec, "--json", "--", demo, "serve-demo"}, 0, reflect.TypeFor[jVerify]()},
+		{[]string{"verify", rec, "--json", "--ignore", "_meta", "--", demo, "serve-demo", "--next-release"}, ExitServer, reflect.TypeFor[jVerify]()},
+		{[]string{"verify", changedRec, "--json", "--demo"}, ExitServer, reflect.TypeFor[jVerify]()},
 		{[]string{"completion", "zsh", "--json"}, 0, reflect.TypeFor[jCompletion]()},
 		{[]string{"man", "--json"}, 0, reflect.TypeFor[jMan]()},
 		{[]string{"help", "--json"}, 0, reflect.TypeFor[jHelp]()},

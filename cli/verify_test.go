@@ -1,0 +1,119 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/internal/proctest"
+)
+
+// A verifyDoc is what the tests read of `verify --json`.
+type verifyDoc struct {
+	OK                       bool
+	Protocol                 string
+	Same, Different, Skipped int
+	Requests                 []struct {
+		Method, Name, Status, Note string
+		Changes                    []struct{ Class, Item, Name, Change string }
+		Values                     []struct{ Path, Change string }
+	}
+}
+
+func readVerifyDoc(t *testing.T, res *result) *verifyDoc {
+	t.Helper()
+	var d verifyDoc
+	if err := json.Unmarshal([]byte(res.stdout), &d); err != nil {
+		t.Fatalf("%v\n%s", err, res)
+	}
+	return &d
+}
+
+// TestVerifyAgainstTheDemo: a recording of the demo server verifies
+// against the live demo server it came from (exit 0), in both eras,
+// and fails against the demo's --next-release (exit 1), which removes
+// crash and narrows add's arguments: the tools/list request shows the
+// surface changes of diff, the call of add still answers the same.
+func TestVerifyAgainstTheDemo(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	r.run(t, "call", "--demo", "--record", "rec.jsonl", "add", "a=1", "b=2").want(t, 0)
+	r.run(t, "call", "--demo", "--protocol", "2025-06-18", "--record", "legacy.jsonl", "echo", "text=hi").want(t, 0)
+	live := []string{"--", r.bin, "serve-demo"}
+	next := []string{"--", r.bin, "serve-demo", "--next-release"}
+
+	res := r.run(t, append([]string{"verify", "rec.jsonl"}, live...)...).want(t, 0)
+	if !strings.Contains(res.stdout, "2 same, 0 different") {
+		t.Errorf("against the server it came from:\n%s", res)
+	}
+	d := readVerifyDoc(t, r.run(t, append([]string{"verify", "legacy.jsonl", "--json"}, live...)...).want(t, 0))
+	if !d.OK || d.Protocol != "2025-06-18" || d.Same != 2 {
+		t.Errorf("a legacy recording: ok %v, protocol %s, %d same", d.OK, d.Protocol, d.Same)
+	}
+
+	res = r.run(t, append([]string{"verify", "rec.jsonl"}, next...)...).want(t, 1)
+	for _, want := range []string{"✗ tools/list", "tool crash: removed", "tool add: argument a: type number → integer", "✓ tools/call add", "1 same, 1 different", "answered otherwise"} {
+		if !strings.Contains(res.stdout+res.stderr, want) {
+			t.Errorf("against --next-release: no %q:\n%s", want, res)
+		}
+	}
+	d = readVerifyDoc(t, r.run(t, append([]string{"verify", "rec.jsonl", "--json"}, next...)...).want(t, 1))
+	if d.OK || d.Different != 1 || len(d.Requests) != 2 || d.Requests[0].Status != "different" || d.Requests[1].Status != "same" {
+		t.Fatalf("--json against --next-release: %+v", d)
+	}
+	removed := false
+	for _, c := range d.Requests[0].Changes {
+		removed = removed || (c.Item == "tool" && c.Name == "crash" && c.Change == "removed" && c.Class == "breaking")
+	}
+	if !removed {
+		t.Errorf("--json: no breaking removal of crash: %+v", d.Requests[0].Changes)
+	}
+}
+
+// TestVerifyValuesAndIgnore: an answer that differs from the recording
+// (the recording's text changed by hand) is a difference at its path;
+// --ignore of that path, or of a wildcard over it, makes it the same; a
+// recorded JSON-RPC error is compared as one; bad paths and files are
+// usage errors; a target that does not start is a server failure.
+func TestVerifyValuesAndIgnore(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	r.run(t, "call", "--demo", "--record", "rec.jsonl", "echo", "text=hello").want(t, 0)
+	path := filepath.Join(r.dir, "rec.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(data), `"text":"hello","type"`, `"text":"goodbye","type"`, 1)
+	if changed == string(data) {
+		t.Fatalf("the recording holds no echoed text:\n%s", data)
+	}
+	if err := os.WriteFile(filepath.Join(r.dir, "changed.jsonl"), []byte(changed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := r.run(t, "verify", "changed.jsonl", "--demo").want(t, 1)
+	if !strings.Contains(res.stdout, `result.content[0].text: "goodbye" → "hello"`) {
+		t.Errorf("the changed text:\n%s", res)
+	}
+	d := readVerifyDoc(t, r.run(t, "verify", "changed.jsonl", "--demo", "--json").want(t, 1))
+	if v := d.Requests[len(d.Requests)-1].Values; len(v) != 1 || v[0].Path != "result.content[0].text" || v[0].Change != "changed" {
+		t.Errorf("--json values: %+v", v)
+	}
+	for _, ignore := range []string{"result.content[0].text", "content[*].text", "result.content"} {
+		r.run(t, "verify", "changed.jsonl", "--demo", "--ignore", ignore).want(t, 0)
+	}
+
+	r.run(t, "read", "--demo", "--record", "err.jsonl", "demo://nosuch").want(t, 1)
+	d = readVerifyDoc(t, r.run(t, "verify", "err.jsonl", "--demo", "--json").want(t, 0))
+	if len(d.Requests) != 1 || d.Requests[0].Method != "resources/read" || d.Requests[0].Status != "same" {
+		t.Errorf("a recorded error: %+v", d.Requests)
+	}
+
+	r.run(t, "verify", "changed.jsonl", "--demo", "--ignore", "content[x").want(t, 2)
+	r.run(t, "verify", "nosuch.jsonl", "--demo").want(t, 2)
+	r.run(t, "verify", "rec.jsonl").want(t, 2)
+	r.run(t, "verify", "rec.jsonl", "--server", "other", "--demo").want(t, 2)
+	r.run(t, "verify", "rec.jsonl", "--", "no-such-command-mcpwire").want(t, 1)
+}
