@@ -66,6 +66,14 @@ var (
 	ErrPKCEUnsupported = oauth.ErrPKCEUnsupported
 	// ErrTooManyAttempts: the server kept asking for more scope.
 	ErrTooManyAttempts = oauth.ErrTooManyAttempts
+	// ErrNoDeviceGrant: a device login was asked for (DeviceOnly) and
+	// the authorization server does not offer the grant.
+	ErrNoDeviceGrant = oauth.ErrNoDeviceGrant
+	// ErrDeviceDenied: the person denied a device login.
+	ErrDeviceDenied = oauth.ErrDeviceDenied
+	// ErrDeviceExpired: a device login's code expired (or the wait for
+	// its approval ended) before it was approved.
+	ErrDeviceExpired = oauth.ErrDeviceExpired
 )
 
 // An ExitError says a stdio server's process ended.

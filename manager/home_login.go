@@ -19,6 +19,22 @@ import (
 // DefaultLoginTimeout bounds the wait for the browser to come back.
 const DefaultLoginTimeout = oauth.DefaultLoginTimeout
 
+// DeviceUse says whether a login uses the device authorization grant
+// (RFC 8628): see LoginOptions.Device.
+type DeviceUse = oauth.DeviceUse
+
+// The uses of the device authorization grant.
+const (
+	DeviceNever     = oauth.DeviceNever     // the browser (or paste) flow
+	DeviceIfOffered = oauth.DeviceIfOffered // the device grant when offered, else the browser
+	DeviceOnly      = oauth.DeviceOnly      // the device grant, or ErrNoDeviceGrant
+)
+
+// A DevicePrompt is the code and the address of a device login, to show
+// the person (no secret; every string is the server's: escape it for its
+// sink). The addresses passed the rules of an OAuth endpoint.
+type DevicePrompt = oauth.DevicePrompt
+
 // probeTimeout bounds the tokenless connection that learns how a server
 // asks for a login.
 const probeTimeout = 30 * time.Second
@@ -76,7 +92,19 @@ type LoginOptions struct {
 	// another machine): after OpenURL, it returns the address the browser
 	// was sent back to, as the person pasted it.
 	ReadPastedURL func() (string, error)
-	// Timeout bounds the wait for the browser (default
+	// Device says whether the device authorization grant (RFC 8628) is
+	// used instead of the browser: DeviceNever (the zero value),
+	// DeviceIfOffered (when the authorization server offers it: for a
+	// person with no browser here, in an SSH session), DeviceOnly
+	// (ErrNoDeviceGrant when not offered).
+	Device DeviceUse
+	// ShowDeviceCode is given the code and the address of a device
+	// login, to show the person; the wait for their approval follows.
+	// Required unless Device is DeviceNever (then OpenURL is required
+	// only for DeviceIfOffered).
+	ShowDeviceCode func(DevicePrompt) error
+	// Timeout bounds the wait for the browser, or for the approval of a
+	// device login (which also ends when its code expires) (default
 	// DefaultLoginTimeout).
 	Timeout time.Duration
 	// Logf, when set, is told what the login does, step by step; never a
@@ -224,8 +252,11 @@ func (h *Home) Login(ctx context.Context, opts LoginOptions) (*LoginResult, erro
 			IdPClientID: opts.IdPClientID, IdPClientSecret: opts.IdPClientSecret, Scopes: scopes,
 			AuthorizationServer: o.AuthorizationServer, Store: store, ServerName: spec.Name, Logf: opts.Logf})
 	default:
-		if opts.OpenURL == nil {
+		if opts.OpenURL == nil && opts.Device != DeviceOnly {
 			return nil, fail(errors.New("no way to show the authorization URL (LoginOptions.OpenURL)"))
+		}
+		if opts.ShowDeviceCode == nil && opts.Device != DeviceNever {
+			return nil, fail(errors.New("no way to show the code of a device login (LoginOptions.ShowDeviceCode)"))
 		}
 		port := o.CallbackPort
 		if opts.CallbackPort != 0 {
@@ -235,6 +266,7 @@ func (h *Home) Login(ctx context.Context, opts LoginOptions) (*LoginResult, erro
 			ClientID: o.ClientID, ClientSecret: clientSecret, Scopes: scopes, ClientMetadataURL: o.ClientMetadataURL,
 			CallbackPort: port, AuthServerMetadataURL: o.AuthServerMetadataURL,
 			AuthorizationServer: o.AuthorizationServer, OpenBrowser: opts.OpenURL, ReadPastedURL: opts.ReadPastedURL,
+			Device: opts.Device, ShowDeviceCode: opts.ShowDeviceCode,
 			Store: store, ServerName: spec.Name, Logf: opts.Logf, Timeout: timeout})
 	}
 	if err != nil {

@@ -1,8 +1,8 @@
 // Package fakeauth is a test fixture: the demo MCP server behind a small
 // OAuth authorization server (resource metadata, authorization server
 // metadata, dynamic registration, PKCE authorization codes, refresh,
-// revocation) on one httptest server, and Approve, a browser that
-// approves at once. Every secret it hands out contains Leak, so that a
+// revocation, and on demand the device authorization grant) on one
+// httptest server, and Approve, a browser that approves at once. Every secret it hands out contains Leak, so that a
 // test can check that none reached an output.
 package fakeauth
 
@@ -44,6 +44,21 @@ type Server struct {
 	// NeedScope, when set, is a scope tools/call needs (403
 	// insufficient_scope otherwise); NeverGrant is a scope never granted.
 	NeedScope, NeverGrant string
+	// Device offers the device authorization grant (RFC 8628) at
+	// /device_authorization, polled every DeviceInterval seconds (default
+	// 1), its codes valid DeviceExpiresIn seconds (default 600), its
+	// verification page at VerificationURI (default URL+"/device"; see
+	// Act). The DevicePolls-th poll of a code answers slow_down when it
+	// is SlowDownAt.
+	Device          bool
+	DeviceInterval  int
+	DeviceExpiresIn int
+	VerificationURI string
+	SlowDownAt      int
+	DevicePolls     int      // polls of the token endpoint, all codes
+	UserCodes       []string // the user codes handed out, in order
+	devices         map[string]*device
+	polled          chan struct{}
 
 	access  map[string][]string // access token -> scopes
 	refresh map[string][]string
@@ -66,7 +81,8 @@ func (f *Server) Close() {
 
 // Start starts a Server; Close stops it.
 func Start() *Server {
-	f := &Server{access: map[string][]string{}, refresh: map[string][]string{}, codes: map[string][2]string{}}
+	f := &Server{access: map[string][]string{}, refresh: map[string][]string{}, codes: map[string][2]string{},
+		devices: map[string]*device{}, polled: make(chan struct{}, 1)}
 	h := demo.NewHTTPHandler(demo.Options{})
 	f.demo = h
 	mux := http.NewServeMux()
@@ -75,11 +91,19 @@ func Start() *Server {
 			"scopes_supported": []string{"mcp:read"}})
 	})
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, map[string]any{"issuer": f.URL, "authorization_endpoint": f.URL + "/authorize",
+		md := map[string]any{"issuer": f.URL, "authorization_endpoint": f.URL + "/authorize",
 			"token_endpoint": f.URL + "/token", "registration_endpoint": f.URL + "/register",
 			"revocation_endpoint": f.URL + "/revoke", "code_challenge_methods_supported": []string{"S256"},
-			"token_endpoint_auth_methods_supported": []string{"client_secret_post"}})
+			"token_endpoint_auth_methods_supported": []string{"client_secret_post"}}
+		f.Mu.Lock()
+		if f.Device {
+			md["device_authorization_endpoint"] = f.URL + "/device_authorization"
+		}
+		f.Mu.Unlock()
+		writeJSON(w, md)
 	})
+	mux.HandleFunc("/device_authorization", f.deviceAuthorization)
+	mux.HandleFunc("/device", f.verify)
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
 		var req map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&req)
@@ -152,6 +176,11 @@ func (f *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	var scopes []string
 	switch r.PostForm.Get("grant_type") {
+	case "urn:ietf:params:oauth:grant-type:device_code":
+		var ok bool
+		if scopes, ok = f.devicePoll(w, r); !ok {
+			return
+		}
 	case "authorization_code":
 		c, ok := f.codes[r.PostForm.Get("code")]
 		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
