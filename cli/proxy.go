@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -23,6 +24,14 @@ type proxyFlags struct {
 	allowOrigin string
 }
 
+// register adds the flags of --listen to fs (proxy and serve share them).
+func (pf *proxyFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&pf.listen, "listen", "", "serve streamable HTTP at `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
+	fs.BoolVar(&pf.public, "listen-public", false, "allow a --listen address that is not loopback")
+	fs.StringVar(&pf.bearerVar, "bearer-token-env-var", "", "with --listen: require the bearer token in the environment variable `NAME`")
+	fs.BoolVar(&pf.noAuth, "no-auth", false, "with --listen-public: serve without a bearer token (anyone who reaches the address may use the server)")
+}
+
 // runProxy serves one target to its caller: over stdio (the host starts
 // mcpwire proxy TARGET as its server), or with --listen over streamable
 // HTTP. mcpwire is the client of the target (its transport, era, OAuth
@@ -32,10 +41,7 @@ func runProxy(ctx context.Context, inv *invocation, args []string) error {
 	var tf targetFlags
 	var pf proxyFlags
 	tf.register(fs)
-	fs.StringVar(&pf.listen, "listen", "", "serve streamable HTTP at `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
-	fs.BoolVar(&pf.public, "listen-public", false, "allow a --listen address that is not loopback")
-	fs.StringVar(&pf.bearerVar, "bearer-token-env-var", "", "with --listen: require the bearer token in the environment variable `NAME`")
-	fs.BoolVar(&pf.noAuth, "no-auth", false, "with --listen-public: serve without a bearer token (anyone who reaches the address may use the server)")
+	pf.register(fs)
 	pos, tail, hasTail, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -50,7 +56,7 @@ func runProxy(ctx context.Context, inv *invocation, args []string) error {
 	}
 	sopts := mcpserver.Options{Log: safe.NewTextWriter(inv.env.Stderr), LogPrefix: "mcpwire proxy"}
 	if pf.listen != "" {
-		if err := inv.listenPolicy(&pf, &sopts); err != nil {
+		if err := inv.listenPolicy(&pf, &sopts, "the server"); err != nil {
 			return err
 		}
 	}
@@ -79,7 +85,7 @@ func runProxy(ctx context.Context, inv *invocation, args []string) error {
 		}
 		return inv.targetEnded(t, conn.Err(), ctx)
 	}
-	return inv.serveListen(ctx, srv, pf.listen, t)
+	return inv.serveListen(ctx, srv, pf.listen, "proxy", safe.Sanitize(t.spec.Name))
 }
 
 // targetEnded says why the proxy ended when its target did.
@@ -93,7 +99,7 @@ func (inv *invocation) targetEnded(t *target, err error, ctx context.Context) er
 // listenPolicy checks --listen: loopback by default; another address
 // only with --listen-public and a bearer token (or --no-auth, said
 // loudly).
-func (inv *invocation) listenPolicy(pf *proxyFlags, sopts *mcpserver.Options) error {
+func (inv *invocation) listenPolicy(pf *proxyFlags, sopts *mcpserver.Options, what string) error {
 	host, _, err := net.SplitHostPort(pf.listen)
 	if err != nil {
 		return usageErr("--listen %s: want HOST:PORT (e.g. 127.0.0.1:8080): %v", pf.listen, err)
@@ -115,7 +121,7 @@ func (inv *invocation) listenPolicy(pf *proxyFlags, sopts *mcpserver.Options) er
 			return usageErr("--listen-public needs --bearer-token-env-var NAME, or --no-auth to serve without a token")
 		}
 		if sopts.BearerToken == "" {
-			inv.say("WARNING: serving %s on %s WITHOUT AUTHENTICATION (--no-auth): anyone who reaches the address may use it\n", "the server", pf.listen)
+			inv.say("WARNING: serving %s on %s WITHOUT AUTHENTICATION (--no-auth): anyone who reaches the address may use it\n", what, pf.listen)
 		}
 		// Hosts of other machines send their own Host; browsers from other
 		// sites are still refused by Origin.
@@ -123,12 +129,13 @@ func (inv *invocation) listenPolicy(pf *proxyFlags, sopts *mcpserver.Options) er
 			return mcpserver.LoopbackOrigin(origin) || strings.HasSuffix(origin, "//"+pf.listen)
 		}
 	}
-	sopts.ResourceName = "mcpwire proxy"
+	sopts.ResourceName = sopts.LogPrefix
 	return nil
 }
 
-// serveListen serves srv over streamable HTTP at addr until ctx ends.
-func (inv *invocation) serveListen(ctx context.Context, srv *mcpserver.Server, addr string, t *target) error {
+// serveListen serves srv over streamable HTTP at addr until ctx ends;
+// cmd (proxy, serve) and what (what is served, sanitized) name it.
+func (inv *invocation) serveListen(ctx context.Context, srv *mcpserver.Server, addr, cmd, what string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fail(ExitUsage, phaseUsage, fmt.Errorf("--listen %s: %v", addr, err))
@@ -137,7 +144,7 @@ func (inv *invocation) serveListen(ctx context.Context, srv *mcpserver.Server, a
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	inv.say("mcpwire proxy: serving %s on http://%s/mcp\n", safe.Sanitize(t.spec.Name), ln.Addr())
+	inv.say("mcpwire %s: serving %s on http://%s/mcp\n", cmd, what, ln.Addr())
 	select {
 	case <-ctx.Done():
 	case err = <-served:
@@ -149,7 +156,7 @@ func (inv *invocation) serveListen(ctx context.Context, srv *mcpserver.Server, a
 		hs.Close()
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fail(ExitServer, "proxy", fmt.Errorf("serving on %s: %v", addr, err))
+		return fail(ExitServer, cmd, fmt.Errorf("serving on %s: %v", addr, err))
 	}
 	return nil
 }

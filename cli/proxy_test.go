@@ -125,8 +125,15 @@ func TestProxyTypeScriptSDK(t *testing.T) {
 // words, and returns the URL it says it serves and a stop.
 func startProxyListen(t *testing.T, r *runner, target ...string) (string, func()) {
 	t.Helper()
+	return startListen(t, r, append([]string{"proxy", "--listen", "127.0.0.1:0"}, target...)...)
+}
+
+// startListen runs mcpwire with args (a command that serves on
+// 127.0.0.1:0) and returns the URL it says it serves and a stop.
+func startListen(t *testing.T, r *runner, args ...string) (string, func()) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	cmd := exec.CommandContext(ctx, r.bin, append([]string{"proxy", "--listen", "127.0.0.1:0"}, target...)...)
+	cmd := exec.CommandContext(ctx, r.bin, args...)
 	cmd.Dir, cmd.Env = r.dir, r.env
 	cmd.WaitDelay = 5 * time.Second
 	stderr, err := cmd.StderrPipe()
@@ -150,7 +157,7 @@ func startProxyListen(t *testing.T, r *runner, target ...string) (string, func()
 	}
 	if url == "" {
 		stop()
-		t.Fatal("the proxy did not say where it listens")
+		t.Fatalf("mcpwire %s did not say where it listens", args[0])
 	}
 	go func() {
 		for sc.Scan() {

@@ -34,3 +34,65 @@ func TestServe(t *testing.T) {
 		t.Fatalf("serve old offers another server's tools, or not its own:\n%s", res)
 	}
 }
+
+// TestServeOffers: resources, templates and prompts of two servers
+// through serve (stdio, one page of 3 items at a time, so the host
+// pages), completion on a prompt's server, and the elicitation of a
+// server behind asked of a legacy host (a modern host is declined).
+func TestServeOffers(t *testing.T) {
+	r := newRunner(t)
+	r.run(t, "add", "modern", "--", r.bin, "serve-demo").want(t, 0)
+	r.run(t, "add", "old", "--", r.bin, "serve-demo", "--era=legacy").want(t, 0)
+	serve := []string{"--", r.bin, "--home", r.home, "serve", "--page-size", "3"}
+
+	res := r.run(t, append([]string{"test", "--json"}, serve...)...).want(t, 0)
+	for _, want := range []string{`"mcp__modern__greet"`, `"mcp__old__plain"`, `"demo://logo.png"`, `"demo://item/{id}"`, `"mcp__old__image"`} {
+		if !strings.Contains(res.stdout, want) {
+			t.Fatalf("serve does not offer %s (over pages of 3):\n%s", want, res)
+		}
+	}
+	if strings.Count(res.stdout, `"demo://item/{id}"`) != 1 {
+		t.Fatalf("a template two servers offer is served twice:\n%s", res)
+	}
+	res = r.run(t, append([]string{"read", "demo://readme"}, serve...)...).want(t, 0)
+	if !strings.Contains(res.stdout, "mcpwire demo server") {
+		t.Fatalf("read through serve:\n%s", res)
+	}
+	res = r.run(t, append([]string{"read", "demo://item/42"}, serve...)...).want(t, 0)
+	if !strings.Contains(res.stdout, "42") {
+		t.Fatalf("a templated read through serve:\n%s", res)
+	}
+	r.run(t, append([]string{"read", "nowhere://x"}, serve...)...).want(t, 1)
+	res = r.run(t, append([]string{"prompt", "mcp__old__greet", "name=Ada", "style=pirate"}, serve...)...).want(t, 0)
+	if !strings.Contains(res.stdout, "Ada") || !strings.Contains(res.stdout, "pirate") {
+		t.Fatalf("a prompt through serve:\n%s", res)
+	}
+	res = r.run(t, append([]string{"call", "--protocol=2025-11-25", "--elicit", "defaults", "mcp__old__ask"}, serve...)...).want(t, 0)
+	if !strings.Contains(res.stdout, `"name":"Ada"`) {
+		t.Fatalf("the server's elicitation did not reach the legacy host:\n%s", res)
+	}
+	res = r.run(t, append([]string{"call", "--elicit", "defaults", "mcp__modern__ask"}, serve...)...)
+	if res.code == 0 || !strings.Contains(res.stderr, "no host of mcpwire serve can answer it") {
+		t.Fatalf("a modern host's elicitation is not declined plainly:\n%s", res)
+	}
+}
+
+// TestServeListen: serve --listen over streamable HTTP on loopback, the
+// same rules as proxy's for other addresses.
+func TestServeListen(t *testing.T) {
+	r := newRunner(t)
+	r.run(t, "add", "old", "--", r.bin, "serve-demo", "--era=legacy").want(t, 0)
+	r.run(t, "serve", "--listen", "0.0.0.0:0").want(t, 2)
+	url, stop := startListen(t, r, "serve", "--listen", "127.0.0.1:0")
+	defer stop()
+	for _, pin := range []string{"--protocol=2026-07-28", "--protocol=2025-11-25"} {
+		res := r.run(t, "call", url, "mcp__old__echo", "text=over http", pin).want(t, 0)
+		if strings.TrimSpace(res.stdout) != "over http" {
+			t.Fatalf("%s: echo through serve --listen:\n%s", pin, res)
+		}
+		res = r.run(t, "prompt", url, "mcp__old__greet", "name=Ada", pin).want(t, 0)
+		if !strings.Contains(res.stdout, "Ada") {
+			t.Fatalf("%s: a prompt through serve --listen:\n%s", pin, res)
+		}
+	}
+}

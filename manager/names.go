@@ -164,3 +164,12 @@ func prefixOf(prefixes []string, i int) string {
 	}
 	return prefixes[i]
 }
+
+// QualifiedName is the name the Manager would offer an item called name
+// (a tool, or a prompt for a program that serves them, as mcpwire serve
+// does) of the server named server: mcp__<server>__<name>, or
+// <prefix>__<name> for a definition's prefix, by the rules of tool names
+// (64 bytes, a stable hash suffix when the name had to change).
+func QualifiedName(server, prefix, name string) string {
+	return qualifyPrefixed(prefix, server, name)
+}
