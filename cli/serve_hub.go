@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpwire/mcpwire/jsonrpc"
 	mcpserver "github.com/mcpwire/mcpwire/protocol/server"
 )
 
@@ -146,7 +145,7 @@ func (h *serveHub) ask(ctx context.Context, method string, params, out any) erro
 		}
 	}
 	if peer == nil {
-		return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "%s: no host of mcpwire serve can answer it (none declared the capability in a legacy session)", method)
+		return mcpserver.Errorf(mcpserver.CodeMethodNotFound, "%s: no host of mcpwire serve can answer it (none declared the capability in a legacy session)", method)
 	}
 	raw, err := peer.Call(ctx, method, params)
 	if err != nil {

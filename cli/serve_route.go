@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/manager"
 	"github.com/mcpwire/mcpwire/protocol"
 	mcpserver "github.com/mcpwire/mcpwire/protocol/server"
@@ -33,7 +32,7 @@ func (sv *served) owner(ctx context.Context, uri string) (string, error) {
 			return server, nil
 		}
 	}
-	return "", &jsonrpc.Error{Code: mcpserver.CodeResourceNotFound, Message: "Resource not found: no server behind mcpwire serve offers it",
+	return "", &protocol.Error{Code: mcpserver.CodeResourceNotFound, Message: "Resource not found: no server behind mcpwire serve offers it",
 		Data: mcpserver.MustJSON(map[string]string{"uri": uri})}
 }
 
