@@ -170,7 +170,7 @@ func (c *Client) Search(ctx context.Context, term string) (entries []*Entry, ski
 // Get returns one version of a server ("latest" for the latest), deleted
 // ones included (the caller refuses them, naming why).
 func (c *Client) Get(ctx context.Context, name, version string) (*Entry, error) {
-	if !namePattern.MatchString(name) {
+	if !validRegistryName(name) {
 		return nil, fmt.Errorf("%q is not a registry name (namespace/name)", name)
 	}
 	if version == "" {

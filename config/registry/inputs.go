@@ -2,7 +2,6 @@ package registry
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -44,8 +43,6 @@ type binder struct {
 	warnings []string
 	problems []string
 }
-
-var bracePattern = regexp.MustCompile(`\{([A-Za-z0-9_.-]+)\}`)
 
 // given returns the user's values of an input.
 func (b *binder) given(kind, name string) []string {
@@ -105,7 +102,7 @@ func (b *binder) bind(kind, name, varName string, in Input, repeated bool) []str
 // expand fills the {variables} of an input's fixed value; a brace that
 // names no variable stays as written (the schema's rule).
 func (b *binder) expand(in Input) string {
-	return bracePattern.ReplaceAllStringFunc(in.Value, func(m string) string {
+	return replaceRefs(in.Value, "{", anyName, func(m string) string {
 		name := m[1 : len(m)-1]
 		v, ok := in.Variables[name]
 		if !ok {

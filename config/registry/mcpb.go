@@ -14,7 +14,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
@@ -74,7 +73,7 @@ func (b *Bundles) Fetch(ctx context.Context, rawURL, want string) (string, *Mani
 	bad := func(f string, a ...any) (string, *Manifest, error) {
 		return "", nil, &BundleError{URL: rawURL, Reason: fmt.Sprintf(f, a...)}
 	}
-	if !sha256Pattern.MatchString(want) {
+	if !validSHA256(want) {
 		return bad("fileSha256 %q is not 64 lower-case hex digits", want)
 	}
 	if u, err := url.Parse(rawURL); err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
@@ -248,8 +247,6 @@ func writeMember(f *zip.File, target string, room int64) (int64, error) {
 	return n, err
 }
 
-var manifestVar = regexp.MustCompile(`\$\{(__dirname|user_config\.[A-Za-z0-9_.-]+)\}`)
-
 // bundle plans an MCPB package: fetched, checked and unpacked, its
 // manifest's mcp_config becomes the command.
 func (p *Plan) bundle(e *Entry, b *binder, o Options, pk *Package, env map[string]string, pkgArgs []string) error {
@@ -264,7 +261,7 @@ func (p *Plan) bundle(e *Entry, b *binder, o Options, pk *Package, env map[strin
 		return &PlanError{Name: e.Server.Name, Reason: err.Error()}
 	}
 	sub := func(s string) string {
-		return manifestVar.ReplaceAllStringFunc(s, func(v string) string {
+		return replaceRefs(s, "${", manifestName, func(v string) string {
 			key := v[2 : len(v)-1]
 			if key == "__dirname" {
 				return dir

@@ -175,7 +175,7 @@ func (p *Plan) remote(e *Entry, b *binder, typ string) error {
 	if r == nil {
 		return &PlanError{Name: e.Server.Name, Reason: "the entry offers no remote (streamable-http or sse); try --package"}
 	}
-	u := bracePattern.ReplaceAllStringFunc(r.URL, func(m string) string {
+	u := replaceRefs(r.URL, "{", anyName, func(m string) string {
 		name := m[1 : len(m)-1]
 		v, ok := r.Variables[name]
 		if !ok {
@@ -218,7 +218,7 @@ func (p *Plan) pkg(e *Entry, b *binder, o Options, typ string) error {
 	if pk.Identifier == "" || strings.HasPrefix(pk.Identifier, "-") {
 		return &PlanError{Name: e.Server.Name, Reason: fmt.Sprintf("its %s package has no usable identifier", typ)}
 	}
-	if pk.FileSHA256 != "" && !sha256Pattern.MatchString(pk.FileSHA256) {
+	if pk.FileSHA256 != "" && !validSHA256(pk.FileSHA256) {
 		return &PlanError{Name: e.Server.Name, Reason: "fileSha256 is not 64 lower-case hex digits"}
 	}
 	rtArgs := b.args(pk.RuntimeArguments)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -153,12 +152,6 @@ type serverResponse struct {
 	} `json:"_meta"`
 }
 
-var (
-	namePattern    = regexp.MustCompile(`^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`)
-	sha256Pattern  = regexp.MustCompile(`^[a-f0-9]{64}$`)
-	varNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
-)
-
 // A DocumentError says that a registry answer is not a usable document.
 type DocumentError struct {
 	Name   string // the server's name, when known
@@ -209,7 +202,7 @@ func ParseServer(data []byte) (*Server, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, &DocumentError{Reason: "not a server.json document: " + err.Error()}
 	}
-	if !namePattern.MatchString(s.Name) || len(s.Name) > 200 {
+	if !validRegistryName(s.Name) || len(s.Name) > 200 {
 		return nil, &DocumentError{Reason: fmt.Sprintf("server name %q is not of the form namespace/name", s.Name)}
 	}
 	if s.Version == "" || len(s.Version) > 255 {
