@@ -13,7 +13,8 @@
 #     with `go install` into .deps/gosdk/$GOSDK_VERSION/. They speak the
 #     2026-07-28 revision beside the legacy ones. They are test peers, run as
 #     child processes; the module never imports the Go SDK (go.mod does not
-#     name it).
+#     name it). Beside them, a client on the SDK
+#     (internal/peers/testdata/gosdkclient, a module of its own);
 #
 # The versions are pinned exactly in scripts/deps/package.json and
 # scripts/deps/package-lock.json; `npm ci` installs exactly the lock. It is
@@ -95,6 +96,21 @@ else
 	done
 	echo "$GOSDK_VERSION" >"$gostamp"
 	echo "deps: built the Go SDK $GOSDK_VERSION examples into ${gosdk#"$root"/}"
+fi
+
+# The Go SDK client of the tests: internal/peers/testdata/gosdkclient, a
+# module of its own (its go.mod requires the SDK; ours does not), built
+# beside the examples. Its stamp is a hash of its source.
+client="$root/internal/peers/testdata/gosdkclient"
+client_hash=$(cat "$client/go.mod" "$client/go.sum" "$client"/*.go | sha256sum | cut -d' ' -f1)
+client_stamp="$gosdk/.gosdkclient.stamp"
+if [[ -f "$client_stamp" && "$(cat "$client_stamp")" == "$client_hash" && -x "$gosdk/gosdkclient" ]]; then
+	echo "deps: go-sdk client up to date in ${gosdk#"$root"/}"
+else
+	retry "go build of the Go SDK client" "$gosdk/client.log" "could not build the Go SDK client; see ${gosdk#"$root"/}/client.log" \
+		env -C "$client" GOFLAGS=-mod=readonly GOWORK=off CGO_ENABLED=0 go build -o "$gosdk/gosdkclient" .
+	echo "$client_hash" >"$client_stamp"
+	echo "deps: built the Go SDK client into ${gosdk#"$root"/}"
 fi
 
 echo "deps: node 22     $node22 ($("$node22" --version))"

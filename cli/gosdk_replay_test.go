@@ -1,0 +1,142 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/internal/peers"
+	"github.com/mcpwire/mcpwire/internal/proctest"
+)
+
+// An sdkStep is one line of the Go SDK client (internal/peers/testdata/
+// gosdkclient): what the SDK's client saw at one step.
+type sdkStep struct {
+	Step       string          `json:"step"`
+	Protocol   string          `json:"protocol,omitempty"`
+	ServerInfo json.RawMessage `json:"serverInfo,omitempty"`
+	Tools      json.RawMessage `json:"tools,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	Error      *struct {
+		Kind    string `json:"kind"`
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+	Ms int64 `json:"ms"`
+}
+
+// sdkClient runs the Go SDK client with flags against the stdio server
+// command, and returns its steps and stderr (the server's stderr too).
+func sdkClient(t *testing.T, r *runner, flags []string, server ...string) ([]sdkStep, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, peers.GoSDK(t, "gosdkclient"), append(append(flags, "--"), server...)...)
+	cmd.Dir, cmd.Env = r.dir, r.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the Go SDK client %v: %v\n%s\n%s", cmd.Args, err, stdout.String(), stderr.String())
+	}
+	var steps []sdkStep
+	for _, l := range lines(stdout.String()) {
+		var s sdkStep
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Fatalf("the Go SDK client: %v in %s", err, l)
+		}
+		steps = append(steps, s)
+	}
+	return steps, stderr.String()
+}
+
+// sameSteps compares what the client saw, times aside.
+func sameSteps(t *testing.T, what string, live, replayed []sdkStep) {
+	t.Helper()
+	enc := func(steps []sdkStep) string {
+		var b strings.Builder
+		for _, s := range steps {
+			s.Ms = 0
+			j, _ := json.Marshal(s)
+			b.Write(j)
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	if a, b := enc(live), enc(replayed); a != b {
+		t.Errorf("%s: the Go SDK client saw otherwise against the replay\nlive:\n%s\nreplayed:\n%s", what, a, b)
+	}
+}
+
+// TestGoSDKClientSeesTheRecording: the official Go SDK's client (v1.8.0)
+// sees the same from mcpwire replay as from the live demo server the
+// recording came from: the revision, the server's identity, the tools,
+// a call's result.
+func TestGoSDKClientSeesTheRecording(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	r.run(t, "call", "--demo", "--record", "demo.jsonl", "echo", "text=hi").want(t, 0)
+	call := []string{"-call", "echo", "-args", `{"text":"hi"}`}
+	live, _ := sdkClient(t, r, call, r.bin, "serve-demo")
+	replayed, _ := sdkClient(t, r, call, r.bin, "replay", filepath.Join(r.dir, "demo.jsonl"))
+	if len(live) != 3 || live[2].Result == nil || !strings.Contains(string(live[2].Result), `"text":"hi"`) {
+		t.Fatalf("live: %+v", live)
+	}
+	sameSteps(t, "the demo server", live, replayed)
+}
+
+// TestGoSDKClientSeesTheFaults: each fault of replay --inject reaches
+// the Go SDK's client as the fault it is: error as a JSON-RPC error
+// (-32603), drop as the client's own timeout, kill-after as a closed
+// connection after the requests it allows, latency as the same answers,
+// later (a lower bound only: the replay waits at least the latency less
+// the jitter). The replay counts each on stderr at exit.
+func TestGoSDKClientSeesTheFaults(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	r.run(t, "call", "--demo", "--record", "demo.jsonl", "echo", "text=hi").want(t, 0)
+	rec := filepath.Join(r.dir, "demo.jsonl")
+	call := []string{"-call", "echo", "-args", `{"text":"hi"}`}
+	live, _ := sdkClient(t, r, call, r.bin, "serve-demo")
+	replay := func(inject string) []string { return []string{r.bin, "replay", "--seed", "1", "--inject", inject, rec} }
+	kinds := func(steps []sdkStep) string {
+		var out []string
+		for _, s := range steps[1:] {
+			k := "ok"
+			if s.Error != nil {
+				k = s.Error.Kind
+			}
+			out = append(out, s.Step+":"+k)
+		}
+		return strings.Join(out, " ")
+	}
+
+	steps, stderr := sdkClient(t, r, append([]string{"-repeat", "2"}, call...), replay("error=100%")...)
+	if got := kinds(steps); got != "tools:jsonrpc call:jsonrpc call:jsonrpc" || steps[2].Error.Code != -32603 || !strings.Contains(stderr, "faults injected: error 3") {
+		t.Errorf("error=100%%: %s\n%+v\n%s", got, steps, stderr)
+	}
+	steps, stderr = sdkClient(t, r, append([]string{"-timeout", "500ms"}, call...), replay("drop=100%")...)
+	if got := kinds(steps); got != "tools:timeout call:timeout" || !strings.Contains(stderr, "faults injected: drop 2") {
+		t.Errorf("drop=100%%: %s\n%s", got, stderr)
+	}
+	steps, stderr = sdkClient(t, r, append([]string{"-repeat", "3"}, call...), replay("kill-after=2")...)
+	if got := kinds(steps); got != "tools:ok call:ok call:closed call:closed" || !strings.Contains(stderr, "kill-after 1") {
+		t.Errorf("kill-after=2: %s\n%s", got, stderr)
+	}
+	steps, stderr = sdkClient(t, r, append([]string{"-repeat", "2"}, call...), replay("latency=200ms±50ms")...)
+	sameSteps(t, "latency", append(live, live[2]), steps)
+	for _, s := range steps[1:] {
+		if s.Ms < 150 {
+			t.Errorf("latency=200ms±50ms: %s answered in %d ms", s.Step, s.Ms)
+		}
+	}
+	if !strings.Contains(stderr, "faults injected: latency 3") {
+		t.Errorf("latency: %s", stderr)
+	}
+	t.Logf("latency=200ms±50ms seen by the Go SDK client: %d, %d, %d ms", steps[1].Ms, steps[2].Ms, steps[3].Ms)
+}
