@@ -69,7 +69,12 @@ func runProxy(ctx context.Context, inv *invocation, args []string) error {
 	}
 	defer conn.Close()
 	fwd.Attach(conn.Session)
-	srv := mcpserver.New(fwd.Options(sopts))
+	sopts = fwd.Options(sopts)
+	if g := newProxyGate(t, conn.Init().Instructions); g != nil {
+		fwd.SetGate(g)
+		sopts.Instructions = g.instructions
+	}
+	srv := mcpserver.New(sopts)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {

@@ -26,6 +26,7 @@ type Forwarder struct {
 	target *protocol.Session
 	hosts  map[*Session]Peer // the host sessions, with the peer of their last request
 	ready  chan struct{}
+	gate   ToolGate // nil: every tool passes
 }
 
 // NewForwarder returns a Forwarder without a target yet.
@@ -185,7 +186,14 @@ func (fs *forwardSession) Serve(ctx context.Context, p Peer, req *jsonrpc.Reques
 	if err != nil {
 		return nil, err
 	}
+	g := fs.f.toolGate()
+	if err := gateCall(g, req); err != nil {
+		return nil, err
+	}
 	res, err := forward(ctx, t, p, req)
+	if err == nil {
+		res = gateList(ctx, g, req, res)
+	}
 	return res, hostError(err)
 }
 
