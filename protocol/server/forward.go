@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
@@ -215,6 +216,11 @@ func hostError(err error) error {
 }
 
 func forward(ctx context.Context, t *protocol.Session, p Peer, req *jsonrpc.Request) (any, error) {
+	if req.Method == "tools/call" {
+		if name, args, tok, ok := callParams(req.Params); ok {
+			return forwardCall(ctx, t, p, name, args, tok)
+		}
+	}
 	var in struct {
 		Name      string          `json:"name"`
 		URI       string          `json:"uri"`
@@ -236,18 +242,7 @@ func forward(ctx context.Context, t *protocol.Session, p Peer, req *jsonrpc.Requ
 		tools, err := t.ListTools(ctx)
 		return map[string]any{"tools": nonNil(tools)}, err
 	case "tools/call":
-		opts := &protocol.CallOptions{}
-		if tok := in.Meta.ProgressToken; len(tok) > 0 && string(tok) != "null" {
-			opts.Progress = func(pp protocol.ProgressParams) {
-				pp.ProgressToken = tok
-				_ = p.Notify(ctx, "notifications/progress", pp)
-			}
-		}
-		var args any
-		if len(in.Arguments) > 0 {
-			args = in.Arguments
-		}
-		return t.CallTool(ctx, in.Name, args, opts)
+		return forwardCall(ctx, t, p, in.Name, in.Arguments, in.Meta.ProgressToken)
 	case "resources/list":
 		rs, err := t.ListResources(ctx)
 		return map[string]any{"resources": nonNil(rs)}, err
@@ -273,6 +268,48 @@ func forward(ctx context.Context, t *protocol.Session, p Peer, req *jsonrpc.Requ
 		return t.Complete(ctx, in.Ref, in.Argument.Name, in.Argument.Value, in.Context.Arguments)
 	}
 	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+}
+
+// forwardCall calls the tool name with args (raw; none when empty),
+// passing the target's progress on under the host's token tok, if any.
+func forwardCall(ctx context.Context, t *protocol.Session, p Peer, name string, args json.RawMessage, tok json.RawMessage) (any, error) {
+	opts := &protocol.CallOptions{}
+	if len(tok) > 0 && string(tok) != "null" {
+		opts.Progress = func(pp protocol.ProgressParams) {
+			pp.ProgressToken = tok
+			_ = p.Notify(ctx, "notifications/progress", pp)
+		}
+	}
+	var a any
+	if len(args) > 0 {
+		a = args
+	}
+	return t.CallTool(ctx, name, a, opts)
+}
+
+// callParams reads a tools/call's name, arguments and progress token
+// without reflection; ok is false when only encoding/json can (an escape
+// in a member's name, a name that is not a string, null arguments).
+func callParams(params []byte) (name string, args, tok json.RawMessage, ok bool) {
+	v, ok := members(params, "name", "arguments", "_meta")
+	if !ok || len(v[0]) < 2 || v[0][0] != '"' || string(v[1]) == "null" {
+		return "", nil, nil, false
+	}
+	name, err := jsonscan.Unquote(v[0])
+	if err != nil {
+		return "", nil, nil, false
+	}
+	if !isNull(v[2]) {
+		if v[2][0] != '{' {
+			return "", nil, nil, false
+		}
+		m, ok := members(v[2], "progressToken")
+		if !ok {
+			return "", nil, nil, false
+		}
+		tok = m[0]
+	}
+	return name, v[1], tok, true
 }
 
 // nonNil keeps an empty list a list ([], not null).

@@ -56,6 +56,9 @@ func Modern(ctx context.Context) *ModernRequest {
 
 // hasModernMeta reports whether params carry the modern protocol version.
 func hasModernMeta(params json.RawMessage) bool {
+	if has, ok := fastHasMeta(params); ok {
+		return has
+	}
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
@@ -87,6 +90,9 @@ func (s *Session) refuseLegacy(req *jsonrpc.Request) error {
 
 // parseModern reads a modern request's _meta and MRTR members.
 func (s *Server) parseModern(params json.RawMessage) (*ModernRequest, error) {
+	if mr, ok := s.fastModern(params); ok {
+		return mr, nil
+	}
 	var p struct {
 		Meta           map[string]json.RawMessage `json:"_meta"`
 		InputResponses map[string]json.RawMessage `json:"inputResponses"`
@@ -229,17 +235,22 @@ func (s *Server) decorate(req *jsonrpc.Request, res any) (any, error) {
 }
 
 // appendHead is decorate for a result (raw, an object) that has none of
-// the members it adds: they are appended to its bytes, which are not
-// decoded and encoded again (a big tool result costs one more copy, not
-// four). It reports false for any other result.
+// the members it adds but perhaps _meta (an object, whose serverInfo is
+// then replaced): its members are copied as they stand, not decoded and
+// encoded again (a big tool result costs one more copy, not four). It
+// reports false for any other result.
 func (s *Server) appendHead(req *jsonrpc.Request, raw []byte) (json.RawMessage, bool) {
 	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' {
 		return nil, false
 	}
+	var meta []byte
 	clash := false
-	jsonscan.Members(raw, func(key, _ []byte) bool {
+	jsonscan.Members(raw, func(key, val []byte) bool {
 		switch string(key) {
-		case "resultType", "_meta", "ttlMs", "cacheScope":
+		case "_meta":
+			clash = meta != nil || val[0] != '{'
+			meta = val
+		case "resultType", "ttlMs", "cacheScope":
 			clash = true
 		}
 		return !clash
@@ -247,13 +258,35 @@ func (s *Server) appendHead(req *jsonrpc.Request, raw []byte) (json.RawMessage, 
 	if clash {
 		return nil, false
 	}
-	head := `"_meta":{` + string(jsonrpc.AppendString(nil, MetaServerInfo)) + `:` + string(MustJSON(s.opts.ServerInfo())) + `},"resultType":"complete"`
+	info := jsonrpc.AppendString(nil, MetaServerInfo)
+	head := append([]byte(`"_meta":{`), info...)
+	head = append(append(head, ':'), MustJSON(s.opts.ServerInfo())...)
+	if meta != nil && !eachMember(meta, func(k string, v []byte) {
+		if k != MetaServerInfo {
+			head = append(jsonrpc.AppendString(append(head, ','), k), ':')
+			head = append(head, v...)
+		}
+	}) {
+		return nil, false
+	}
+	head = append(head, `},"resultType":"complete"`...)
 	if hint, ok := s.cacheHint(req); ok {
-		head += "," + hint
+		head = append(append(head, ','), hint...)
 	}
 	out := make([]byte, 0, len(raw)+len(head)+1)
-	out = append(out, raw[:len(raw)-1]...)
-	if len(raw) > 2 {
+	if meta == nil {
+		out = append(out, raw[:len(raw)-1]...)
+	} else {
+		out = append(out, '{')
+		jsonscan.Members(raw, func(key, val []byte) bool {
+			if string(key) != "_meta" {
+				out = append(append(append(append(out, '"'), key...), `":`...), val...)
+				out = append(out, ',')
+			}
+			return true
+		})
+	}
+	if len(out) > 1 && out[len(out)-1] != ',' {
 		out = append(out, ',')
 	}
 	out = append(out, head...)
