@@ -33,22 +33,27 @@ func (s *Session) keepIcons(what string, icons *[]Icon) {
 	*icons = kept
 }
 
-// An iconHolder is a listed item with icons.
+// An iconHolder is a listed item with icons; iconWhat names it (asked
+// only when an icon is dropped: a listing of thousands builds no names).
 type iconHolder interface {
-	iconsOf() (what string, icons *[]Icon)
+	iconList() *[]Icon
+	iconWhat() string
 }
 
-func (t *Tool) iconsOf() (string, *[]Icon)     { return "tool " + t.Name, &t.Icons }
-func (r *Resource) iconsOf() (string, *[]Icon) { return "resource " + r.URI, &r.Icons }
-func (r *ResourceTemplate) iconsOf() (string, *[]Icon) {
-	return "resource template " + r.URITemplate, &r.Icons
-}
-func (p *Prompt) iconsOf() (string, *[]Icon) { return "prompt " + p.Name, &p.Icons }
+func (t *Tool) iconList() *[]Icon             { return &t.Icons }
+func (t *Tool) iconWhat() string              { return "tool " + t.Name }
+func (r *Resource) iconList() *[]Icon         { return &r.Icons }
+func (r *Resource) iconWhat() string          { return "resource " + r.URI }
+func (r *ResourceTemplate) iconList() *[]Icon { return &r.Icons }
+func (r *ResourceTemplate) iconWhat() string  { return "resource template " + r.URITemplate }
+func (p *Prompt) iconList() *[]Icon           { return &p.Icons }
+func (p *Prompt) iconWhat() string            { return "prompt " + p.Name }
 
 // keepItemIcons is keepIcons for a listed item, when it has icons.
 func (s *Session) keepItemIcons(item any) {
 	if h, ok := item.(iconHolder); ok {
-		what, icons := h.iconsOf()
-		s.keepIcons(what, icons)
+		if icons := h.iconList(); len(*icons) > 0 {
+			s.keepIcons(h.iconWhat(), icons)
+		}
 	}
 }
