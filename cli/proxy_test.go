@@ -138,33 +138,41 @@ func startListen(t *testing.T, r *runner, args ...string) (string, func()) {
 	cmd := exec.CommandContext(ctx, r.bin, args...)
 	cmd.Dir, cmd.Env = r.dir, r.env
 	cmd.WaitDelay = 5 * time.Second
-	stderr, err := cmd.StderrPipe()
+	out, w, err := os.Pipe() // stdout and stderr: the address is on either
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout, cmd.Stderr = w, w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		out.Close()
 		t.Fatal(err)
 	}
+	drained := make(chan struct{})
 	stop := func() {
 		cancel()
 		_ = cmd.Wait()
+		<-drained
+		out.Close()
 	}
 	url := ""
-	sc := bufio.NewScanner(stderr)
+	sc := bufio.NewScanner(out)
 	re := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/mcp)`)
 	for url == "" && sc.Scan() {
 		if m := re.FindStringSubmatch(sc.Text()); m != nil {
 			url = m[1]
 		}
 	}
+	go func() {
+		for sc.Scan() {
+		}
+		close(drained)
+	}()
 	if url == "" {
 		stop()
 		t.Fatalf("mcpwire %s did not say where it listens", args[0])
 	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
 	return url, stop
 }
 

@@ -1,194 +1,248 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
 	mcpserver "github.com/mcpwire/mcpwire/protocol/server"
 )
 
-// A recordedCall is one request of a recording and its answer.
-type recordedCall struct {
-	method string
-	params string // canonical: _meta dropped, members sorted
-	result json.RawMessage
-	err    *recordedError
-}
-
-// recordedError is a JSON-RPC error as recorded.
-type recordedError struct {
-	Code    int64  `json:"code"`
-	Message string `json:"message"`
-}
-
 // A replayer answers as a recording did.
 type replayer struct {
 	faults       *replayFaults // nil: none
-	calls        []recordedCall
+	match        replayMatch
+	speed        float64 // 1: as recorded; 2: twice as fast; 0: no waits
+	calls        []*recordedCall
 	serverInfo   json.RawMessage
 	capabilities map[string]any
 	instructions string
+
+	mu     sync.Mutex            // guards served; held for no I/O
+	served map[*recordedCall]int // answers given, by the first call of a group
 }
 
-// canonicalParams drops _meta (the revision, client info, progress
-// tokens) and sorts members, so that a request matches its recorded
-// twin whatever its ids and envelope.
-func canonicalParams(raw json.RawMessage) string {
-	var v map[string]any
-	if len(raw) == 0 || string(raw) == "null" {
-		return "{}" // no params: as {} (the modern era sends _meta alone)
-	}
-	if json.Unmarshal(raw, &v) != nil {
-		return string(raw)
-	}
-	delete(v, "_meta")
-	b, _ := json.Marshal(v) // maps encode with sorted keys
-	return string(b)
-}
-
-// readRecording loads the calls of a --record file.
-func readRecording(name string, data []byte) (*replayer, error) {
-	type line struct {
-		Dir string          `json:"dir"`
-		Msg json.RawMessage `json:"msg"`
-	}
-	type msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-		Result json.RawMessage `json:"result"`
-		Error  *recordedError  `json:"error"`
-	}
-	rp := &replayer{capabilities: map[string]any{}}
-	pending := map[string]*recordedCall{}
-	var order []*recordedCall
-	for i, raw := range bytes.Split(data, []byte("\n")) {
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
-		var l line
-		if err := json.Unmarshal(raw, &l); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a line of a recording (mcpwire … --record FILE): %v", name, i+1, err)
-		}
-		var m msg
-		if len(l.Msg) == 0 || json.Unmarshal(l.Msg, &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" {
-			continue
-		}
-		switch {
-		case l.Dir == "send" && m.Method != "":
-			c := &recordedCall{method: m.Method, params: canonicalParams(m.Params)}
-			pending[string(m.ID)] = c
-			order = append(order, c)
-		case l.Dir == "recv" && m.Method == "":
-			c := pending[string(m.ID)]
-			if c == nil {
-				continue
-			}
-			delete(pending, string(m.ID))
-			c.result, c.err = m.Result, m.Error
-			if (c.method == "initialize" || c.method == "server/discover") && m.Result != nil {
-				rp.identity(c.method, m.Result)
-			}
-		}
-	}
-	for _, c := range order {
-		if c.result != nil || c.err != nil {
-			rp.calls = append(rp.calls, *c)
-		}
-	}
-	if rp.serverInfo == nil {
-		return nil, fmt.Errorf("%s holds no answered initialize or server/discover: record a whole session (mcpwire … --record FILE)", name)
-	}
-	return rp, nil
-}
-
-// identity takes the server's name, capabilities and instructions from
-// its initialize or server/discover answer.
-func (rp *replayer) identity(method string, result json.RawMessage) {
-	var r struct {
-		ServerInfo   json.RawMessage            `json:"serverInfo"`
-		Capabilities map[string]any             `json:"capabilities"`
-		Instructions string                     `json:"instructions"`
-		Meta         map[string]json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(result, &r) != nil {
-		return
-	}
-	rp.serverInfo = r.ServerInfo
-	if method == "server/discover" {
-		rp.serverInfo = r.Meta["io.modelcontextprotocol/serverInfo"]
-	}
-	if r.Capabilities != nil {
-		rp.capabilities = r.Capabilities
-	}
-	rp.instructions = r.Instructions
-}
-
-// Serve answers a request with its recorded twin's answer, or an error
+// Serve answers a request with its recorded twin's answer, after what
+// the server sent meanwhile, at the recorded pace; or with an error
 // naming the closest recorded request.
-func (rp *replayer) Serve(ctx context.Context, p mcpserver.Peer, req *mcpserver.Request) (any, error) {
+func (rs replaySession) Serve(ctx context.Context, p mcpserver.Peer, req *mcpserver.Request) (any, error) {
+	rp := rs.replayer
+	start := time.Now()
 	if rp.faults != nil {
 		if ok, err := rp.faults.apply(ctx); !ok {
 			return nil, err
 		}
 	}
-	params := canonicalParams(req.Params)
-	var closest *recordedCall
-	for i := range rp.calls {
-		c := &rp.calls[i]
-		if c.method != req.Method {
-			continue
+	params, raw := paramsOf(req.Params)
+	c, err := rp.find(req.Method, params, raw)
+	if err != nil {
+		return nil, err
+	}
+	token := progressToken(req.Params)
+	for _, ev := range c.events {
+		if err := rp.wait(ctx, start, ev.at); err != nil {
+			return nil, err
 		}
-		if c.params == params {
-			if c.err != nil {
-				return nil, mcpserver.Errorf(c.err.Code, "%s", c.err.Message)
-			}
-			return c.result, nil
-		}
-		if closest == nil {
-			closest = c
+		if err := rs.play(ctx, p, ev, token); err != nil {
+			return nil, err
 		}
 	}
-	msg := fmt.Sprintf("replay: the recording holds no %s request like this one", req.Method)
-	if closest != nil {
-		msg += "; the closest recorded: " + oneLine(closest.params, 300)
-	} else if len(rp.calls) > 0 {
-		var methods []string
-		for _, c := range rp.calls {
-			if !slices.Contains(methods, c.method) {
-				methods = append(methods, c.method)
-			}
-		}
-		msg += "; it holds " + strings.Join(methods, ", ")
+	if err := rp.wait(ctx, start, c.took); err != nil {
+		return nil, err
 	}
-	return nil, mcpserver.Errorf(mcpserver.CodeMethodNotFound, "%s", msg)
+	if c.err != nil {
+		return nil, &mcpserver.Error{Code: c.err.Code, Message: c.err.Message, Data: c.err.Data}
+	}
+	return c.result, nil
 }
 
+// find is the recorded call that answers a request: among those that
+// match, the first not yet used (the last once all are), so that a
+// request made twice gets the answers recorded in turn.
+func (rp *replayer) find(method string, params map[string]any, raw string) (*recordedCall, error) {
+	var group []*recordedCall
+	var closest *recordedCall
+	best := 0
+	for _, c := range rp.calls {
+		if c.method != method {
+			continue
+		}
+		if rp.match.same(c, params, raw) {
+			group = append(group, c)
+		} else if s := likeness(c, params); closest == nil || s > best {
+			closest, best = c, s
+		}
+	}
+	if len(group) == 0 && rp.match.loose && closest != nil && best >= 1<<19 {
+		group = []*recordedCall{closest} // the same target: close enough
+	}
+	if len(group) > 0 {
+		rp.mu.Lock()
+		n := rp.served[group[0]]
+		rp.served[group[0]] = n + 1
+		rp.mu.Unlock()
+		return group[min(n, len(group)-1)], nil
+	}
+	return nil, rp.unmatched(method, closest)
+}
+
+// unmatched is the error for a request the recording does not hold.
+func (rp *replayer) unmatched(method string, closest *recordedCall) error {
+	msg := fmt.Sprintf("replay: the recording holds no %s request like this one", method)
+	if closest != nil {
+		msg += "; the closest recorded: " + oneLine(closest.paramsText(), 300)
+		if !rp.match.loose {
+			msg += " (replay --match loose --ignore-field NAME leaves fields out of the match)"
+		}
+		return mcpserver.Errorf(mcpserver.CodeInvalidParams, "%s", msg)
+	}
+	var methods []string
+	for _, c := range rp.calls {
+		if !slices.Contains(methods, c.method) {
+			methods = append(methods, c.method)
+		}
+	}
+	if len(methods) > 0 {
+		msg += "; it holds " + strings.Join(methods, ", ")
+	}
+	return mcpserver.Errorf(mcpserver.CodeMethodNotFound, "%s", msg)
+}
+
+// wait sleeps until ms (recorded, scaled by --speed) after start.
+func (rp *replayer) wait(ctx context.Context, start time.Time, ms float64) error {
+	if rp.speed <= 0 || ms <= 0 {
+		return nil
+	}
+	d := time.Until(start.Add(time.Duration(ms / rp.speed * float64(time.Millisecond))))
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return mcpserver.ErrCancelled
+	}
+}
+
+// play sends one recorded notification or server request to the client.
+// A progress notification carries the client's own progressToken (none
+// is sent when it gave none); a server request's answer is not looked
+// at, and in the modern era, where the server asks through the result
+// itself (as recorded), none is sent.
+func (rs replaySession) play(ctx context.Context, p mcpserver.Peer, ev recordedEvent, token json.RawMessage) error {
+	var params map[string]any
+	if json.Unmarshal(ev.params, &params) != nil {
+		params = nil
+	}
+	if meta, ok := params["_meta"].(map[string]any); ok {
+		delete(meta, mcpserver.MetaSubscriptionID) // the recorded session's
+		if len(meta) == 0 {
+			delete(params, "_meta")
+		}
+	}
+	if ev.method == "notifications/progress" {
+		if token == nil || params == nil {
+			return nil
+		}
+		params["progressToken"] = token
+	}
+	var out any // none, rather than {}
+	if len(params) > 0 {
+		out = params
+	}
+	switch {
+	case ev.request && mcpserver.Modern(ctx) != nil:
+		return nil
+	case ev.request:
+	case mcpserver.Modern(ctx) != nil && changeNotice(ev.method):
+		rs.sess.Broadcast(ctx, ev.method, out) // to the listen streams that asked
+		return nil
+	default:
+		_ = p.Notify(ctx, ev.method, out)
+		return nil
+	}
+	if _, err := p.Call(ctx, ev.method, out); err != nil && ctx.Err() != nil {
+		return mcpserver.ErrCancelled
+	}
+	return nil
+}
+
+// changeNotice reports whether method is a change notification, which
+// the modern era sends on subscriptions/listen streams.
+func changeNotice(method string) bool {
+	return strings.HasSuffix(method, "/list_changed") || method == "notifications/resources/updated"
+}
+
+// A replaySession is the Handler of one session of a replay.
+type replaySession struct {
+	*replayer
+	sess *mcpserver.Session
+}
+
+// replayFlags are replay's own flags.
+type replayFlags struct {
+	proxyFlags
+	inject listFlag
+	ignore listFlag
+	seed   uint64
+	match  string
+	speed  float64
+}
+
+func (f *replayFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.inject, "inject", "inject faults: `error=P%,drop=P%,garble=P%,latency=D±J,kill-after=N,slow-stream,close-stream` (repeatable), counted on stderr at exit")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed the faults' draws: the same `N`, the same faults")
+	fs.StringVar(&f.match, "match", "exact", "match requests to recorded ones: exact (method and params but _meta), or loose (the closest recorded one with the same method and tool, prompt or uri answers when none matches)")
+	fs.Var(&f.ignore, "ignore-field", "leave the params member `NAME` (at any depth; or a dotted path such as arguments.seed) out of the match (repeatable, or comma-separated)")
+	fs.Float64Var(&f.speed, "speed", 1, "replay the recorded timing `N` times as fast (0: no waits)")
+	fs.StringVar(&f.listen, "listen", "", "serve streamable HTTP at `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
+	fs.BoolVar(&f.public, "listen-public", false, "allow a --listen address that is not loopback")
+	fs.StringVar(&f.bearerVar, "bearer-token-env-var", "", "with --listen: require the bearer token in the environment variable `NAME`")
+	fs.BoolVar(&f.noAuth, "no-auth", false, "with --listen-public: serve without a bearer token (anyone who reaches the address may use the server)")
+}
+
+// runReplay serves a recording back as an MCP server, over stdio or
+// with --listen over streamable HTTP, in both eras whatever the era and
+// transport it was recorded in.
 func runReplay(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("replay")
-	var inject listFlag
-	var seed uint64
-	fs.Var(&inject, "inject", "inject faults: `error=P%,drop=P%,latency=D±J,kill-after=N` (repeatable), counted on stderr at exit")
-	fs.Uint64Var(&seed, "seed", 1, "seed the faults' draws: the same `N`, the same faults")
+	var rf replayFlags
+	rf.register(fs)
 	pos, _, _, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	var faults *replayFaults
-	if len(inject) > 0 {
-		if faults, err = parseFaults(inject, seed); err != nil {
+	if len(rf.inject) > 0 {
+		if faults, err = parseFaults(rf.inject, rf.seed); err != nil {
 			return err
 		}
 	}
+	if rf.match != "exact" && rf.match != "loose" {
+		return usageErr("--match %q: want exact or loose", rf.match)
+	}
+	if rf.speed < 0 {
+		return usageErr("--speed %g: want 0 (no waits) or more", rf.speed)
+	}
 	if len(pos) != 1 {
 		return usageErr("replay takes one FILE: a recording made with --record")
+	}
+	sopts := mcpserver.Options{Log: safe.NewTextWriter(inv.env.Stderr), LogPrefix: "mcpwire replay"}
+	if rf.listen != "" {
+		if err := inv.listenPolicy(&rf.proxyFlags, &sopts, "the recording "+safe.Sanitize(pos[0])); err != nil {
+			return err
+		}
 	}
 	path := pos[0]
 	if !filepath.IsAbs(path) {
@@ -202,6 +256,10 @@ func runReplay(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return fail(ExitUsage, phaseUsage, err)
 	}
+	rp.speed, rp.match.loose = rf.speed, rf.match == "loose"
+	for _, v := range rf.ignore {
+		rp.match.ignore = append(rp.match.ignore, strings.Split(v, ",")...)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if faults != nil {
@@ -209,13 +267,14 @@ func runReplay(ctx context.Context, inv *invocation, args []string) error {
 		rp.faults = faults
 		defer func() { inv.say("replay: %s\n", faults.summary()) }()
 	}
-	srv := mcpserver.New(mcpserver.Options{
-		NewSession:   func(*mcpserver.Session) mcpserver.Handler { return rp },
-		ServerInfo:   func() any { return rp.serverInfo },
-		Capabilities: func() map[string]any { return rp.capabilities },
-		Instructions: func() string { return rp.instructions },
-		Log:          safe.NewTextWriter(inv.env.Stderr), LogPrefix: "mcpwire replay",
-	})
+	sopts.NewSession = func(s *mcpserver.Session) mcpserver.Handler { return replaySession{rp, s} }
+	sopts.ServerInfo = func() any { return rp.serverInfo }
+	sopts.Capabilities = func() map[string]any { return rp.capabilities }
+	sopts.Instructions = func() string { return rp.instructions }
+	srv := mcpserver.New(sopts)
+	if rf.listen != "" {
+		return inv.serveListen(ctx, srv, rf.listen, "replay", safe.Sanitize(pos[0]))
+	}
 	if err := srv.ServeStdio(ctx, inv.env.Stdin, inv.env.Stdout); err != nil && ctx.Err() == nil && !errors.Is(err, mcpserver.ErrDropped) {
 		return fail(ExitServer, "replay", err)
 	}

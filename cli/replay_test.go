@@ -1,6 +1,13 @@
 package cli_test
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,4 +55,161 @@ func TestReplayFaults(t *testing.T) {
 		t.Errorf("kill-after=1:\n%s", res)
 	}
 	r.run(t, "replay", "--inject", "bogus=1", "rec.jsonl").want(t, 2)
+}
+
+// TestReplayListen: a recording made over stdio is served over streamable
+// HTTP by replay --listen (in both eras), and one made over HTTP is
+// served over stdio; a --listen address that is not loopback is refused
+// as proxy refuses it.
+func TestReplayListen(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	r.run(t, "call", "--demo", "--record", "stdio.jsonl", "echo", "text=from stdio").want(t, 0)
+	r.run(t, "call", "--demo=http", "--record", "http.jsonl", "echo", "text=from http").want(t, 0)
+	r.run(t, "replay", "--listen", "0.0.0.0:0", "stdio.jsonl").want(t, 2)
+
+	url, stop := startListen(t, r, "replay", "--listen", "127.0.0.1:0", "stdio.jsonl")
+	defer stop()
+	for _, pin := range []string{"--protocol=2026-07-28", "--protocol=2025-06-18"} {
+		res := r.run(t, "call", url, "echo", "text=from stdio", pin).want(t, 0)
+		if strings.TrimSpace(res.stdout) != "from stdio" {
+			t.Errorf("%s: a stdio recording replayed over HTTP:\n%s", pin, res)
+		}
+	}
+	for _, pin := range []string{"--protocol=2026-07-28", "--protocol=2025-06-18"} {
+		res := r.run(t, "call", "echo", "text=from http", pin, "--", r.bin, "replay", "http.jsonl").want(t, 0)
+		if strings.TrimSpace(res.stdout) != "from http" {
+			t.Errorf("%s: an HTTP recording replayed over stdio:\n%s", pin, res)
+		}
+	}
+}
+
+// TestReplayPages: a list recorded page by page (the demo's
+// --page-size) is replayed whole: the recorded nextCursor the replay
+// returns is what the client sends next, and that matches the recorded
+// request of the next page, in either era.
+func TestReplayPages(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	tools := func(res *result) []string {
+		t.Helper()
+		var doc struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal([]byte(res.stdout), &doc); err != nil {
+			t.Fatalf("%v:\n%s", err, res)
+		}
+		var names []string
+		for _, tool := range doc.Tools {
+			names = append(names, tool.Name)
+		}
+		return names
+	}
+	live := tools(r.run(t, "test", "--json", "--record", "pages.jsonl", "--", r.bin, "serve-demo", "--page-size", "2").want(t, 0))
+	if len(live) < 6 {
+		t.Fatalf("the demo lists %v", live)
+	}
+	for _, pin := range []string{"--protocol=2026-07-28", "--protocol=2025-06-18"} {
+		got := tools(r.run(t, "test", "--json", pin, "--", r.bin, "replay", "pages.jsonl").want(t, 0))
+		if !slices.Equal(got, live) {
+			t.Errorf("%s: replayed %v, live %v", pin, got, live)
+		}
+	}
+}
+
+// TestReplayLoose: a call with other arguments than recorded is refused
+// by the exact match (naming the closest and the way out), answered
+// with --ignore-field naming the argument, and with --match loose.
+func TestReplayLoose(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	r.run(t, "call", "--demo", "--record", "rec.jsonl", "echo", "text=recorded").want(t, 0)
+	replay := func(flags ...string) []string {
+		return append(append([]string{"call", "echo", "text=other", "--", r.bin, "replay"}, flags...), "rec.jsonl")
+	}
+	res := r.run(t, replay()...).want(t, 1)
+	if !strings.Contains(res.stderr, `"text":"recorded"`) || !strings.Contains(res.stderr, "--match loose") {
+		t.Errorf("exact: the error does not name the closest call and the way out:\n%s", res)
+	}
+	for _, flags := range [][]string{{"--ignore-field", "text"}, {"--ignore-field", "arguments.text"}, {"--match", "loose"}} {
+		res := r.run(t, replay(flags...)...).want(t, 0)
+		if strings.TrimSpace(res.stdout) != "recorded" {
+			t.Errorf("%v: %s", flags, res)
+		}
+	}
+	res = r.run(t, "call", "add", "a=1", "b=2", "--", r.bin, "replay", "--match", "loose", "rec.jsonl").want(t, 1)
+	if !strings.Contains(res.stderr, "no tools/call request like this one") {
+		t.Errorf("loose answers another tool's call:\n%s", res)
+	}
+	r.run(t, "replay", "--match", "fuzzy", "rec.jsonl").want(t, 2)
+	r.run(t, "replay", "--speed", "-1", "rec.jsonl").want(t, 2)
+}
+
+// TestReplayNotifications: what the server sent during a recorded call
+// (tools/list_changed, three progress notifications) is sent again, in
+// its order, before the answer, to a client that speaks raw JSON-RPC over
+// the pipe: its own id answered, its own progressToken in each progress
+// (not the recorded one), and no progress for a request that gave none.
+func TestReplayNotifications(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	r.run(t, "call", "--demo", "--protocol", "2025-06-18", "--record", "rec.jsonl", "notify").want(t, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), hang)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.bin, "replay", "--speed", "0", "rec.jsonl")
+	cmd.Dir, cmd.Env = r.dir, r.env
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); _ = cmd.Wait() }()
+	sc := bufio.NewScanner(stdout)
+	send := func(line string) {
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// until reads lines up to the answer to id, and returns the methods of
+	// the notifications before it and their params.
+	until := func(id string) (methods []string, params []string) {
+		t.Helper()
+		for sc.Scan() {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Fatalf("not JSON: %s", sc.Bytes())
+			}
+			if m.Method == "" && string(m.ID) == id {
+				return methods, params
+			}
+			methods, params = append(methods, m.Method), append(params, string(m.Params))
+		}
+		t.Fatalf("no answer to %s: %v", id, sc.Err())
+		return nil, nil
+	}
+	send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	until(`"init"`)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":"x-1","method":"tools/call","params":{"name":"notify","_meta":{"progressToken":"theirs-7"}}}`)
+	methods, params := until(`"x-1"`)
+	want := []string{"notifications/tools/list_changed", "notifications/progress", "notifications/progress", "notifications/progress"}
+	if !slices.Equal(methods[:min(len(methods), 4)], want) {
+		t.Fatalf("sent before the answer: %v, want %v first", methods, want)
+	}
+	for i, p := range params[1:4] {
+		if !strings.Contains(p, `"progressToken":"theirs-7"`) || !strings.Contains(p, fmt.Sprintf(`"progress":%d`, i+1)) {
+			t.Errorf("progress %d: %s", i+1, p)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"notify"}}`)
+	methods, _ = until(`42`)
+	if slices.Contains(methods, "notifications/progress") {
+		t.Errorf("progress sent to a request without a progressToken: %v", methods)
+	}
 }

@@ -297,7 +297,11 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 		}
 		c.Session = sess
 	case "http", "sse":
-		h := &transport.HTTP{URL: spec.URL, Client: opts.HTTPClient, Legacy: spec.Transport == "sse", Header: http.Header{}, AllowHTTP: spec.AllowHTTP,
+		client := opts.HTTPClient
+		if opts.Record != nil {
+			client = opts.Record.httpClient(spec.Name, client)
+		}
+		h := &transport.HTTP{URL: spec.URL, Client: client, Legacy: spec.Transport == "sse", Header: http.Header{}, AllowHTTP: spec.AllowHTTP,
 			MaxMessageBytes: spec.MaxMessageBytes, ShutdownTimeout: spec.ShutdownTimeout, MaxResumes: spec.MaxRetries}
 		for k, v := range spec.Header {
 			h.Header.Set(k, v)

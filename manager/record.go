@@ -22,11 +22,12 @@ const MaxRecording = 64 << 20
 type Recorder struct {
 	start time.Time
 
-	mu      sync.Mutex
-	red     *safe.Redactor
-	lines   [][]byte
-	size    int
-	dropped int
+	mu       sync.Mutex
+	red      *safe.Redactor
+	lines    [][]byte
+	size     int
+	dropped  int
+	sessions map[string]int // HTTP session ids → their markers
 }
 
 // A RecordLine is one line of a recording.
@@ -40,10 +41,14 @@ type RecordLine struct {
 	Dir string `json:"dir,omitempty"`
 	// Msg is the JSON-RPC message, as encoded on the wire.
 	Msg json.RawMessage `json:"msg,omitempty"`
-	// Recording (the header) is the format's version, 1.
+	// Recording (the header) is the format's version: 1 (lines with
+	// http came in the same version: a reader skips members it does not
+	// know).
 	Recording int `json:"recording,omitempty"`
 	// Session, once a session is up: its transport, era and revision.
 	Session *RecordSession `json:"session,omitempty"`
+	// HTTP is an HTTP exchange of the session (streamable HTTP only).
+	HTTP *RecordHTTP `json:"http,omitempty"`
 	// Dropped, on the last line, counts the messages not kept past
 	// MaxRecording.
 	Dropped int `json:"dropped,omitempty"`

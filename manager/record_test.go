@@ -83,3 +83,20 @@ func recordWith(secret, payload string, register bool) []byte {
 	rec.message("s", "recv", msg(map[string]any{"jsonrpc": "2.0", "id": 2, "error": map[string]any{"code": -1, "message": "bad " + secret}}))
 	return rec.Bytes()
 }
+
+// TestMaskChallenges: a recorded WWW-Authenticate keeps its schemes and
+// the parameters a client acts on; every other value, and a token68, is
+// masked; a value that does not parse is masked whole.
+func TestMaskChallenges(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`Bearer resource_metadata="https://a.example/.well-known/oauth-protected-resource", scope="files:read", error="invalid_token", error_description="token abc-secret expired"`,
+			`Bearer error="invalid_token", error_description="***", resource_metadata="https://a.example/.well-known/oauth-protected-resource", scope="files:read"`},
+		{`Basic realm="internal-realm"`, `Basic realm="***"`},
+		{`Negotiate c2VjcmV0LXRva2Vu`, `Negotiate ***`},
+		{`Bearer "unterminated`, `***`},
+	} {
+		if got := maskChallenges([]string{c.in}); got != c.want {
+			t.Errorf("%s\n got %s\nwant %s", c.in, got, c.want)
+		}
+	}
+}

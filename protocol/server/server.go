@@ -361,6 +361,9 @@ func MustJSON(v any) json.RawMessage {
 // A Request is a JSON-RPC request as a Handler gets it.
 type Request = jsonrpc.Request
 
+// An Error is a JSON-RPC error, for a handler's answer that carries data.
+type Error = jsonrpc.Error
+
 // Errorf is a JSON-RPC error with code, for a handler's answer.
 func Errorf(code int64, format string, args ...any) error {
 	return jsonrpc.NewError(code, format, args...)

@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// A recordedCall is one request of a recording, its answer, and what the
+// server sent while it was in flight.
+type recordedCall struct {
+	method string
+	params map[string]any // _meta dropped; nil: not an object
+	raw    string         // params as recorded, when not an object
+	result json.RawMessage
+	err    *recordedError
+	token  json.RawMessage // the request's progressToken, if any
+	took   float64         // ms from the request to its answer
+	events []recordedEvent // in the order received
+}
+
+// A recordedEvent is a notification or a request the server sent while a
+// call was in flight, at ms after the call's request.
+type recordedEvent struct {
+	at      float64
+	method  string
+	params  json.RawMessage
+	request bool // a server request (sampling, elicitation, roots, ping)
+}
+
+// recordedError is a JSON-RPC error as recorded.
+type recordedError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// recordLine is what replay reads of a line of a recording.
+type recordLine struct {
+	T      float64         `json:"t"`
+	Server string          `json:"server"`
+	Dir    string          `json:"dir"`
+	Msg    json.RawMessage `json:"msg"`
+}
+
+// recordMsg is what replay reads of a recorded message.
+type recordMsg struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *recordedError  `json:"error"`
+}
+
+// inFlight is a recorded request waiting for its answer.
+type inFlight struct {
+	call *recordedCall
+	t    float64
+}
+
+// readRecording loads the calls of a --record file.
+func readRecording(name string, data []byte) (*replayer, error) {
+	rp := &replayer{capabilities: map[string]any{}, served: map[*recordedCall]int{}}
+	pending := map[string]*inFlight{} // by server and id
+	var order []*recordedCall
+	var latest *inFlight // the request most recently sent, still unanswered
+	for i, raw := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		var l recordLine
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a line of a recording (mcpwire … --record FILE): %v", name, i+1, err)
+		}
+		var m recordMsg
+		if len(l.Msg) == 0 || json.Unmarshal(l.Msg, &m) != nil {
+			continue
+		}
+		hasID := len(m.ID) > 0 && string(m.ID) != "null"
+		key := l.Server + "\x00" + string(m.ID)
+		switch {
+		case l.Dir == "send" && m.Method != "" && hasID:
+			c := newRecordedCall(m.Method, m.Params)
+			f := &inFlight{call: c, t: l.T}
+			pending[key], latest = f, f
+			order = append(order, c)
+		case l.Dir == "recv" && m.Method == "" && hasID:
+			f := pending[key]
+			if f == nil {
+				continue
+			}
+			delete(pending, key)
+			if latest == f {
+				latest = nil
+				for _, o := range pending {
+					if latest == nil || o.t > latest.t {
+						latest = o
+					}
+				}
+			}
+			f.call.result, f.call.err, f.call.took = m.Result, m.Error, l.T-f.t
+			if (f.call.method == "initialize" || f.call.method == "server/discover") && m.Result != nil {
+				rp.identity(f.call.method, m.Result)
+			}
+		case l.Dir == "recv" && m.Method != "":
+			if f := owner(pending, latest, l.Server, m); f != nil {
+				f.call.events = append(f.call.events, recordedEvent{at: l.T - f.t, method: m.Method, params: m.Params, request: hasID})
+			}
+		}
+	}
+	for _, c := range order {
+		if c.result != nil || c.err != nil {
+			rp.calls = append(rp.calls, c)
+		}
+	}
+	if rp.serverInfo == nil {
+		return nil, fmt.Errorf("%s holds no answered initialize or server/discover: record a whole session (mcpwire … --record FILE)", name)
+	}
+	return rp, nil
+}
+
+// owner is the in-flight request a message of the server belongs to: the
+// one whose progressToken a progress notification names, else the one
+// sent last.
+func owner(pending map[string]*inFlight, latest *inFlight, server string, m recordMsg) *inFlight {
+	if m.Method == "notifications/progress" {
+		var p struct {
+			Token json.RawMessage `json:"progressToken"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil && len(p.Token) > 0 {
+			for _, f := range pending {
+				if bytes.Equal(f.call.token, p.Token) {
+					return f
+				}
+			}
+		}
+	}
+	return latest
+}
+
+// newRecordedCall reads a recorded request: its params without _meta,
+// and the progressToken _meta held.
+func newRecordedCall(method string, params json.RawMessage) *recordedCall {
+	c := &recordedCall{method: method}
+	c.params, c.raw = paramsOf(params)
+	c.token = progressToken(params)
+	return c
+}
+
+// paramsOf decodes params for matching: an object without _meta (no
+// params: {}, as the modern era sends _meta alone) nor empty arguments,
+// or the raw text.
+func paramsOf(raw json.RawMessage) (map[string]any, string) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return map[string]any{}, ""
+	}
+	var v map[string]any
+	if json.Unmarshal(raw, &v) != nil || v == nil {
+		return nil, string(raw)
+	}
+	delete(v, "_meta")
+	if a, ok := v["arguments"].(map[string]any); ok && len(a) == 0 {
+		delete(v, "arguments") // no arguments, as an SDK sends them or not
+	}
+	return v, ""
+}
+
+// progressToken is params._meta.progressToken, or nil.
+func progressToken(params json.RawMessage) json.RawMessage {
+	var p struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil || string(p.Meta.Token) == "null" {
+		return nil
+	}
+	return p.Meta.Token
+}
+
+// identity takes the server's name, capabilities and instructions from
+// its initialize or server/discover answer.
+func (rp *replayer) identity(method string, result json.RawMessage) {
+	var r struct {
+		ServerInfo   json.RawMessage            `json:"serverInfo"`
+		Capabilities map[string]any             `json:"capabilities"`
+		Instructions string                     `json:"instructions"`
+		Meta         map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return
+	}
+	rp.serverInfo = r.ServerInfo
+	if method == "server/discover" {
+		rp.serverInfo = r.Meta["io.modelcontextprotocol/serverInfo"]
+	}
+	if r.Capabilities != nil {
+		rp.capabilities = r.Capabilities
+	}
+	rp.instructions = r.Instructions
+}
