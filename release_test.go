@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -168,6 +169,26 @@ func checkSBOM(t *testing.T, data []byte, binSum string) {
 		path, ver, _ := strings.Cut(line, "@")
 		if have[path] != ver {
 			t.Errorf("the SBOM has %s at %q, want %s", path, have[path], ver)
+		}
+	}
+}
+
+// unlinked are standard packages the binary does without, each for its
+// size: regexp (and its unicode tables) cost the release build 245,760
+// bytes for six expressions that hand matchers now do (FuzzPatterns).
+var unlinked = []string{"regexp", "text/template", "html/template", "net/http/pprof", "expvar", "go/ast"}
+
+// TestReleaseLinks fails when the binary's package graph (the release
+// tags) takes in a package of unlinked: write the few lines by hand, as
+// config/registry/patterns.go does, or measure and move the bound.
+func TestReleaseLinks(t *testing.T) {
+	out, err := exec.Command("go", "list", "-tags", "nethttpomithttp2", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if slices.Contains(unlinked, p) {
+			t.Errorf("the binary links %s; see unlinked", p)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -284,8 +283,17 @@ func shownValue(v any) json.RawMessage {
 	return b
 }
 
-// plainKey is a member name a path writes after a dot.
-var plainKey = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+// plainKey reports whether a path writes member name k after a dot:
+// `^[A-Za-z_$][A-Za-z0-9_$-]*$` (by hand: the binary links no regexp).
+func plainKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_' || c == '$' || i > 0 && (c >= '0' && c <= '9' || c == '-')) {
+			return false
+		}
+	}
+	return k != ""
+}
 
 // pathString spells a path: result.content[0].text, result._meta["a/b"].
 func pathString(path []pathSeg) string {
@@ -294,7 +302,7 @@ func pathString(path []pathSeg) string {
 		switch {
 		case s.index >= 0:
 			fmt.Fprintf(&b, "[%d]", s.index)
-		case plainKey.MatchString(s.key):
+		case plainKey(s.key):
 			if i > 0 {
 				b.WriteByte('.')
 			}
