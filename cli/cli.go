@@ -130,7 +130,7 @@ func commands() []*command {
 		{name: "complete", usage: "complete TARGET (--prompt NAME | --resource URI) ARG VALUE", short: "ask for completions of an argument", run: runComplete},
 		{name: "proxy", usage: "proxy TARGET [--listen ADDR [--listen-public] [--bearer-token-env-var NAME | --no-auth]]", short: "serve TARGET to a host over stdio (or --listen: streamable HTTP), mcpwire keeping its tokens and process", run: runProxy},
 		{name: "serve", usage: "serve [NAMES…] [--wait DURATION]", short: "the configured servers as one MCP server over stdio: their tools under the manager's names", run: runServe},
-		{name: "login", usage: "login NAME [--no-browser] [--scopes S] [--force] [--json | --events]", short: "log in to an OAuth-protected server", run: runLogin},
+		{name: "login", usage: "login NAME [--no-browser] [--device | --no-device] [--scopes S] [--force] [--json | --events]", short: "log in to an OAuth-protected server", run: runLogin},
 		{name: "logout", usage: "logout NAME", short: "forget (and revoke) a server's tokens", run: runLogout},
 		{name: "search", usage: "search [TERM] [--registry URL] [--json]", short: "servers of the MCP Registry whose name holds TERM: version, transports, status", run: runSearch},
 		{name: "install", usage: "install NAME[@VERSION] [-s user|project] [--remote | --package npm|pypi|nuget|oci|mcpb] [--env K=V] [--header 'K: V'] [--var K=V] [--as LOCALNAME] [--registry URL] [--yes]", short: "install a server from the MCP Registry: pinned, reviewed, approved; a project's is locked in mcp.lock", run: runInstall},

@@ -319,6 +319,9 @@ type jLogin struct {
 	Refreshable     bool     `json:"refreshable"`
 	Expires         string   `json:"expires"`
 	AuthURL         string   `json:"authorizationUrl"`
+	UserCode        string   `json:"userCode"`
+	VerifyURI       string   `json:"verificationUri"`
+	VerifyComplete  string   `json:"verificationUriComplete"`
 }
 
 type jLogout struct {
@@ -617,6 +620,9 @@ type jEvent struct {
 	Outcome string `json:"outcome,omitempty"`
 	Server  string `json:"server,omitempty"`
 	URL     string `json:"url,omitempty"`
+	URLFull string `json:"urlComplete,omitempty"`
+	Code    string `json:"userCode,omitempty"`
+	Expires string `json:"expires,omitempty"`
 	Result  any    `json:"result,omitempty"`
 	TraceID string `json:"traceId,omitempty"`
 }

@@ -19,6 +19,7 @@ import (
 // loginFlags are the flags of `mcpwire login`.
 type loginFlags struct {
 	noBrowser         bool
+	device, noDevice  bool
 	scopes            string
 	timeout           time.Duration
 	json, verbose     bool
@@ -54,6 +55,11 @@ type loginDoc struct {
 	// AuthorizationURL is the address the browser was sent to (or, with
 	// --no-browser, shown); "" when the login needed none.
 	AuthorizationURL string `json:"authorizationUrl"`
+	// UserCode and the verification addresses are those of a device
+	// login (RFC 8628); "" otherwise.
+	UserCode                string `json:"userCode"`
+	VerificationURI         string `json:"verificationUri"`
+	VerificationURIComplete string `json:"verificationUriComplete"`
 }
 
 // loginEvent is the line login prints on stdout with --events when it
@@ -64,10 +70,23 @@ type loginEvent struct {
 	URL    string `json:"url"`
 }
 
+// deviceEvent is the line login prints on stdout with --events when a
+// device login shows its code.
+type deviceEvent struct {
+	Event       string `json:"event"` // "device_code"
+	Server      string `json:"server"`
+	URL         string `json:"url"`                   // verification_uri
+	URLComplete string `json:"urlComplete,omitempty"` // verification_uri_complete
+	UserCode    string `json:"userCode"`
+	Expires     string `json:"expires"` // RFC 3339, UTC: the end of the wait
+}
+
 func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("login")
 	var lf loginFlags
-	fs.BoolVar(&lf.noBrowser, "no-browser", false, "print the URL and read the address the browser was sent to from stdin (for SSH)")
+	fs.BoolVar(&lf.noBrowser, "no-browser", false, "no browser here: a device login when the server offers it, else print the URL and read the address the browser was sent to from stdin")
+	fs.BoolVar(&lf.device, "device", false, "log in with a code to enter on any device (the device authorization grant, RFC 8628); an error when the server does not offer it")
+	fs.BoolVar(&lf.noDevice, "no-device", false, "never log in with a device code, even in an SSH session or without a display")
 	fs.StringVar(&lf.scopes, "scopes", "", `scopes to ask for, space separated (default: what the server asks for)`)
 	fs.DurationVar(&lf.timeout, "timeout", manager.DefaultLoginTimeout, "how long to wait for the browser")
 	fs.BoolVar(&lf.json, "json", false, "print one JSON document on stdout")
@@ -98,6 +117,9 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	if hasTail || len(pos) != 1 {
 		return usageErr("login takes one NAME (a configured HTTP server) or an http(s):// URL")
 	}
+	if err := lf.checkDevice(); err != nil {
+		return err
+	}
 	opts, h, err := inv.loginOptions(pos[0], &lf)
 	if err != nil {
 		return err
@@ -110,6 +132,9 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	done := func(doc loginDoc) error {
 		doc.docHeader = inv.header(true)
 		doc.Server, doc.Scopes, doc.AuthorizationURL = name, nonNil(doc.Scopes), b.authURL
+		if p := b.prompt; p != nil {
+			doc.UserCode, doc.VerificationURI, doc.VerificationURIComplete = p.UserCode, p.VerificationURI, p.VerificationURIComplete
+		}
 		switch {
 		case lf.events:
 			inv.emitLine(map[string]any{"event": "result", "result": doc})
@@ -120,7 +145,8 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	}
 	inv.tokenSecrets(h, name)
 	b = &browser{inv: inv, noBrowser: lf.noBrowser, timeout: lf.timeout, server: name, event: lf.events}
-	opts.OpenURL = b.open
+	opts.OpenURL, opts.ShowDeviceCode = b.open, b.showDevice
+	opts.Device = lf.deviceUse(inv.env.Getenv, runtime.GOOS)
 	if lf.noBrowser {
 		opts.ReadPastedURL = func() (string, error) { return b.readPasted(ctx) }
 	}
@@ -204,6 +230,12 @@ func (inv *invocation) loginFailure(name, login string, err error) error {
 		f.hints = append(f.hints, "the authorization server needs a pre-registered client: give --client-id and --client-secret-env VAR, or set oauth.client_id in the definition")
 	case errors.Is(err, manager.ErrPKCEUnsupported):
 		f.hints = append(f.hints, "the authorization server does not offer PKCE S256, which MCP requires; tell its operator")
+	case errors.Is(err, manager.ErrNoDeviceGrant):
+		f.hints = append(f.hints, "the authorization server offers no device login: log in without --device (--no-browser prints an address to open in a browser elsewhere)")
+	case errors.Is(err, manager.ErrDeviceDenied):
+		f.hints = append(f.hints, "the login was denied in the browser; to try again: "+inv.suggest("login", login))
+	case errors.Is(err, manager.ErrDeviceExpired):
+		f.hints = append(f.hints, "the code was not approved in time; run "+inv.suggest("login", login)+" again and approve before the time shown (or raise --timeout)")
 	case errors.Is(err, context.DeadlineExceeded):
 		f.hints = append(f.hints, "the browser did not come back in time; try again, or raise --timeout, or use --no-browser")
 	}
@@ -307,8 +339,9 @@ type browser struct {
 	done        chan struct{}
 	stopSpinner func()
 	server      string
-	event       bool   // --events: the address is an event on stdout too
-	authURL     string // the address opened, for the --json document
+	event       bool                  // --events: the address is an event on stdout too
+	authURL     string                // the address opened, for the --json document
+	prompt      *manager.DevicePrompt // the code of a device login, for the --json document
 }
 
 func (b *browser) open(authURL string) error {
@@ -346,6 +379,67 @@ func (b *browser) open(authURL string) error {
 	}
 	inv.eprintf("Waiting for the browser to come back (up to %v; Ctrl-C to give up)…\n", b.timeout)
 	return nil
+}
+
+// showDevice shows the code of a device login and the address to enter
+// it at, on stderr (and as an event with --events); every string is the
+// server's, through the terminal's escaper.
+func (b *browser) showDevice(p manager.DevicePrompt) error {
+	inv := b.inv
+	b.stopSpinner()
+	b.prompt = &p
+	if b.event {
+		inv.emitLine(deviceEvent{Event: "device_code", Server: b.server, URL: p.VerificationURI, URLComplete: p.VerificationURIComplete,
+			UserCode: p.UserCode, Expires: p.Expires.UTC().Format(time.RFC3339)})
+	}
+	inv.eprintf("To log in to %s, open this address in a browser, on any device:\n\n  %s\n\nand enter the code:\n\n  %s\n\n",
+		safe.Sanitize(b.server), safe.Sanitize(p.VerificationURI), safe.Sanitize(p.UserCode))
+	if p.VerificationURIComplete != "" {
+		inv.eprintf("(or open %s, which carries the code)\n", safe.Sanitize(p.VerificationURIComplete))
+	}
+	inv.eprintf("Enter the code only if you started this login yourself.\nWaiting for the approval (until %s; Ctrl-C to give up)…\n", p.Expires.Local().Format(time.TimeOnly))
+	return nil
+}
+
+// checkDevice refuses device flags that contradict each other or a
+// machine login.
+func (lf *loginFlags) checkDevice() error {
+	switch {
+	case lf.device && lf.noDevice:
+		return usageErr("give --device or --no-device, not both")
+	case lf.device && (lf.clientCreds || lf.idTokenFile != "" || lf.jwtAssertionFile != ""):
+		return usageErr("--device is a person's login: not with --client-credentials, --id-token-file or --jwt-assertion-file")
+	}
+	return nil
+}
+
+// deviceUse is how the login uses the device grant: only it with
+// --device, never with --no-device, else when no browser can be opened
+// here (--no-browser, an SSH session, no display) if the server offers it.
+func (lf *loginFlags) deviceUse(getenv func(string) string, goos string) manager.DeviceUse {
+	switch {
+	case lf.device:
+		return manager.DeviceOnly
+	case lf.noDevice:
+		return manager.DeviceNever
+	case lf.noBrowser || noBrowserHere(getenv, goos):
+		return manager.DeviceIfOffered
+	}
+	return manager.DeviceNever
+}
+
+// noBrowserHere says whether a browser is unlikely to open where mcpwire
+// runs: an SSH session ($SSH_CONNECTION, $SSH_TTY), or, outside macOS and
+// Windows, no display ($DISPLAY, $WAYLAND_DISPLAY) and no $BROWSER.
+func noBrowserHere(getenv func(string) string, goos string) bool {
+	if getenv("SSH_CONNECTION") != "" || getenv("SSH_TTY") != "" {
+		return true
+	}
+	switch goos {
+	case "darwin", "windows":
+		return false
+	}
+	return getenv("BROWSER") == "" && getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == ""
 }
 
 // browserCommands are the commands that may open url, in order: those of

@@ -32,6 +32,9 @@ func (f *Server) deviceAuthorization(w http.ResponseWriter, r *http.Request) {
 	}
 	f.n++
 	code, user := fmt.Sprintf("dc-%s-%d", Leak, f.n), fmt.Sprintf("BDWP-%04d", f.n)
+	if f.UserCode != "" {
+		user = f.UserCode
+	}
 	f.devices[code] = &device{userCode: user, scope: r.PostForm.Get("scope"), status: "pending"}
 	f.UserCodes = append(f.UserCodes, user)
 	uri := f.URL + "/device"
@@ -75,10 +78,6 @@ func (f *Server) verify(w http.ResponseWriter, r *http.Request) {
 // answer written and false.
 func (f *Server) devicePoll(w http.ResponseWriter, r *http.Request) ([]string, bool) {
 	f.DevicePolls++
-	select {
-	case f.polled <- struct{}{}:
-	default:
-	}
 	d, ok := f.devices[r.PostForm.Get("device_code")]
 	answer := ""
 	if ok {
@@ -94,6 +93,12 @@ func (f *Server) devicePoll(w http.ResponseWriter, r *http.Request) ([]string, b
 	case d.status == "denied":
 		answer = "access_denied"
 	}
+	if answer == "authorization_pending" {
+		select {
+		case f.polled <- struct{}{}:
+		default:
+		}
+	}
 	if answer != "" {
 		w.WriteHeader(http.StatusBadRequest)
 		writeJSON(w, map[string]any{"error": answer})
@@ -103,8 +108,9 @@ func (f *Server) devicePoll(w http.ResponseWriter, r *http.Request) ([]string, b
 	return strings.Fields(d.scope), true
 }
 
-// Polled is told (once, whatever the number since) when the token
-// endpoint is polled for a device code.
+// Polled is told (once, whatever the number since) when a poll of the
+// token endpoint was answered authorization_pending: the code is shown
+// and login waits for the person.
 func (f *Server) Polled() <-chan struct{} { return f.polled }
 
 // Act posts the verification page's form at f as a person's browser

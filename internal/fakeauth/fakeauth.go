@@ -55,6 +55,7 @@ type Server struct {
 	DeviceExpiresIn int
 	VerificationURI string
 	SlowDownAt      int
+	UserCode        string   // when set, the user code handed out (a hostile one)
 	DevicePolls     int      // polls of the token endpoint, all codes
 	UserCodes       []string // the user codes handed out, in order
 	devices         map[string]*device
