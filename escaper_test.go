@@ -260,6 +260,7 @@ func TestEscaperCommands(t *testing.T) {
 		}
 	}
 	t.Logf("%d runs of the binary, each sink checked", len(runs))
+	walkBridges(t, w, url, tool, res, prompt)
 	if !w.sawHostile {
 		t.Errorf("the hostile strings never showed (escaped): the walk checked nothing")
 	}

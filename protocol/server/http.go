@@ -300,7 +300,7 @@ func encodeNotification(method string, params any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return jsonrpc.EncodeMessage(req)
+	return encodeInert(req)
 }
 
 func (p *httpPeer) Notify(ctx context.Context, method string, params any) error {
@@ -333,7 +333,7 @@ func (p *httpPeer) Call(ctx context.Context, method string, params any) (json.Ra
 	if err != nil {
 		return nil, err
 	}
-	b, err := jsonrpc.EncodeMessage(req)
+	b, err := encodeInert(req)
 	if err != nil {
 		return nil, err
 	}
@@ -604,7 +604,7 @@ func (h *HTTPHandler) run(sess *httpSession, req *jsonrpc.Request, st *sseStream
 	if merr != nil {
 		resp, _ = jsonrpc.NewResponse(req.ID, nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "marshaling result: %v", merr))
 	}
-	b, _ := jsonrpc.EncodeMessage(resp)
+	b, _ := encodeInert(resp)
 	if st != nil {
 		st.push(b)
 		st.finish(false)

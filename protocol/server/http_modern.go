@@ -51,7 +51,7 @@ func (p *chanPeer) Call(context.Context, string, any) (json.RawMessage, error) {
 // writeError answers a request with status and a JSON-RPC error.
 func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, err error) {
 	resp, _ := jsonrpc.NewResponse(id, nil, err)
-	b, _ := jsonrpc.EncodeMessage(resp)
+	b, _ := encodeInert(resp)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
@@ -149,7 +149,7 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 		if merr != nil {
 			resp, _ = jsonrpc.NewResponse(req.ID, nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "marshaling result: %v", merr))
 		}
-		final, _ = jsonrpc.EncodeMessage(resp)
+		final, _ = encodeInert(resp)
 		if err != nil {
 			status = statusOf(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
@@ -55,7 +56,7 @@ func (s *stdioStream) Write(ctx context.Context, msg jsonrpc.Message) error {
 		s.buf, err = jsonrpc.AppendMessage(s.buf[:0], &jsonrpc.Response{ID: resp.ID, Result: json.RawMessage("0")})
 		if err == nil {
 			if _, err = s.out.Write(s.buf[:len(s.buf)-2]); err == nil { // up to "result":
-				if _, err = s.out.Write(resp.Result); err == nil {
+				if _, err = s.out.Write(safe.EscapeJSON(resp.Result)); err == nil {
 					_, err = s.out.Write([]byte("}\n"))
 				}
 			}
@@ -75,7 +76,7 @@ func (s *stdioStream) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if isResp && s.garbage != "" {
 		s.buf = append(s.buf, s.garbage...)
 	}
-	_, err = s.out.Write(s.buf)
+	_, err = s.out.Write(safe.EscapeJSON(s.buf))
 	if cap(s.buf) > 1<<20 {
 		s.buf = nil
 	}
@@ -209,4 +210,14 @@ func (s *Server) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 		<-closed
 	}
 	return result
+}
+
+// encodeInert encodes msg as JSON whose text drives no terminal: what
+// JSON leaves raw and a terminal obeys (DEL, C1, bidi and zero-width
+// characters, U+2028, U+2029) is written \uXXXX, as safe.EscapeJSON
+// does; the values decoded are the same. A server's strings reach the
+// host's terminal or log as they are in this stream.
+func encodeInert(msg jsonrpc.Message) ([]byte, error) {
+	b, err := jsonrpc.EncodeMessage(msg)
+	return safe.EscapeJSON(b), err
 }
