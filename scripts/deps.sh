@@ -79,10 +79,11 @@ else
 	echo "deps: installed into .deps/"
 fi
 
-# The Go SDK's example servers. `go install MODULE/...@VERSION` builds them
+# The Go SDK's example servers, and its listfeatures client (a host that
+# is not ours, for proxy and serve). `go install MODULE/...@VERSION` builds them
 # outside this module (go.mod is untouched); the stamp is their version.
 gostamp="$gosdk/.stamp"
-if [[ -f "$gostamp" && "$(cat "$gostamp")" == "$GOSDK_VERSION" && -x "$gosdk/everything" ]]; then
+if [[ -f "$gostamp" && "$(cat "$gostamp")" == "$GOSDK_VERSION" && -x "$gosdk/everything" && -x "$gosdk/listfeatures" ]]; then
 	echo "deps: go-sdk examples up to date in ${gosdk#"$root"/}"
 else
 	command -v go >/dev/null || { echo "deps: go is not on PATH" >&2; exit 1; }
@@ -90,8 +91,9 @@ else
 	mkdir -p "$gosdk"
 	retry "go install of the Go SDK examples" "$gosdk/go.log" "could not build the Go SDK examples; see ${gosdk#"$root"/}/go.log" \
 		env -C "$gosdk" GOBIN="$gosdk" GOFLAGS= GOWORK=off CGO_ENABLED=0 \
-		go install "github.com/modelcontextprotocol/go-sdk/examples/server/...@$GOSDK_VERSION"
-	for f in everything hello sse; do
+		go install "github.com/modelcontextprotocol/go-sdk/examples/server/...@$GOSDK_VERSION" \
+		"github.com/modelcontextprotocol/go-sdk/examples/client/listfeatures@$GOSDK_VERSION"
+	for f in everything hello sse listfeatures; do
 		[[ -x "$gosdk/$f" ]] || { echo "deps: go install finished but $gosdk/$f is missing" >&2; exit 1; }
 	done
 	echo "$GOSDK_VERSION" >"$gostamp"

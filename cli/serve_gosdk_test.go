@@ -1,0 +1,50 @@
+package cli_test
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/internal/peers"
+)
+
+// TestBridgesGoSDK: the Go SDK's client (v1.8.0's listfeatures, a host
+// that is not ours) lists tools, resources, templates and prompts
+// through proxy and serve, over stdio and over --listen, with the demo
+// (modern-only and legacy-only) behind them.
+func TestBridgesGoSDK(t *testing.T) {
+	host := peers.GoSDK(t, "listfeatures")
+	r := newRunner(t)
+	r.run(t, "add", "old", "--", r.bin, "serve-demo", "--era=legacy").want(t, 0)
+	r.run(t, "add", "modern", "--", r.bin, "serve-demo", "--era=modern").want(t, 0)
+	check := func(how string, want []string, args ...string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, host, args...)
+		cmd.Dir, cmd.Env, cmd.WaitDelay = r.dir, r.env, 5*time.Second
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: the Go SDK client: %v\n%s", how, err, out)
+		}
+		for _, w := range append(want, "tools:", "resources:", "resource templates:", "prompts:") {
+			if !strings.Contains(string(out), "\t"+w+"\n") && !strings.Contains(string(out), w+"\n") {
+				t.Fatalf("%s: %q not listed:\n%s", how, w, out)
+			}
+		}
+	}
+	direct := []string{"echo", "readme", "item", "greet"}
+	served := []string{"mcp__old__echo", "mcp__modern__add", "readme", "item", "mcp__old__greet", "mcp__modern__plain"}
+	for _, era := range []string{"--era=modern", "--era=legacy"} {
+		check("proxy over stdio "+era, direct, r.bin, "proxy", "--", r.bin, "serve-demo", era)
+		url, stop := startProxyListen(t, r, "--", r.bin, "serve-demo", era)
+		check("proxy --listen "+era, direct, "-http", url)
+		stop()
+	}
+	check("serve over stdio", served, r.bin, "--home", r.home, "serve")
+	url, stop := startListen(t, r, "serve", "--listen", "127.0.0.1:0")
+	defer stop()
+	check("serve --listen", served, "-http", url)
+}
