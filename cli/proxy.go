@@ -141,12 +141,22 @@ func (inv *invocation) listenPolicy(pf *proxyFlags, sopts *mcpserver.Options, wh
 // serveListen serves srv over streamable HTTP at addr until ctx ends;
 // cmd (proxy, serve) and what (what is served, sanitized) name it.
 func (inv *invocation) serveListen(ctx context.Context, srv *mcpserver.Server, addr, cmd, what string) error {
+	return inv.serveFront(ctx, srv, nil, addr, cmd, what)
+}
+
+// serveFront is serveListen with front (nil: none) in front of srv's
+// handler.
+func (inv *invocation) serveFront(ctx context.Context, srv *mcpserver.Server, front func(http.Handler) http.Handler, addr, cmd, what string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fail(ExitUsage, phaseUsage, fmt.Errorf("--listen %s: %v", addr, err))
 	}
 	h := srv.HTTPHandler()
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	var handler http.Handler = h
+	if front != nil {
+		handler = front(h)
+	}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	inv.say("mcpwire %s: serving %s on http://%s/mcp\n", cmd, what, ln.Addr())

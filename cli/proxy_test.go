@@ -134,9 +134,18 @@ func startProxyListen(t *testing.T, r *runner, target ...string) (string, func()
 // 127.0.0.1:0) and returns the URL it says it serves and a stop.
 func startListen(t *testing.T, r *runner, args ...string) (string, func()) {
 	t.Helper()
+	url, stop := startListenOut(t, r, args...)
+	return url, func() { stop() }
+}
+
+// startListenOut is startListen whose stop returns what the command
+// wrote on stdout and stderr after the URL.
+func startListenOut(t *testing.T, r *runner, args ...string) (string, func() string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	cmd := exec.CommandContext(ctx, r.bin, args...)
 	cmd.Dir, cmd.Env = r.dir, r.env
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) } // it says what it did at exit
 	cmd.WaitDelay = 5 * time.Second
 	out, w, err := os.Pipe() // stdout and stderr: the address is on either
 	if err != nil {
@@ -150,11 +159,13 @@ func startListen(t *testing.T, r *runner, args ...string) (string, func()) {
 		t.Fatal(err)
 	}
 	drained := make(chan struct{})
-	stop := func() {
+	var rest strings.Builder // written by the drain, read once it is done
+	stop := func() string {
 		cancel()
 		_ = cmd.Wait()
 		<-drained
 		out.Close()
+		return rest.String()
 	}
 	url := ""
 	sc := bufio.NewScanner(out)
@@ -166,6 +177,7 @@ func startListen(t *testing.T, r *runner, args ...string) (string, func()) {
 	}
 	go func() {
 		for sc.Scan() {
+			rest.WriteString(sc.Text() + "\n")
 		}
 		close(drained)
 	}()

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -201,7 +203,7 @@ type replayFlags struct {
 }
 
 func (f *replayFlags) register(fs *flag.FlagSet) {
-	fs.Var(&f.inject, "inject", "inject faults: `error=P%,drop=P%,garble=P%,latency=D±J,kill-after=N,slow-stream,close-stream` (repeatable), counted on stderr at exit")
+	fs.Var(&f.inject, "inject", "inject faults: `error=P%,drop=P%,garble=P%,latency=D±J,kill-after=N,slow-stream,close-stream` (repeatable; the last two with --listen), counted on stderr at exit")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed the faults' draws: the same `N`, the same faults")
 	fs.StringVar(&f.match, "match", "exact", "match requests to recorded ones: exact (method and params but _meta), or loose (the closest recorded one with the same method and tool, prompt or uri answers when none matches)")
 	fs.Var(&f.ignore, "ignore-field", "leave the params member `NAME` (at any depth; or a dotted path such as arguments.seed) out of the match (repeatable, or comma-separated)")
@@ -238,6 +240,9 @@ func runReplay(ctx context.Context, inv *invocation, args []string) error {
 	if len(pos) != 1 {
 		return usageErr("replay takes one FILE: a recording made with --record")
 	}
+	if faults.streamFaults() && rf.listen == "" {
+		return usageErr("--inject slow-stream and close-stream are faults of SSE answers over HTTP: add --listen ADDR")
+	}
 	sopts := mcpserver.Options{Log: safe.NewTextWriter(inv.env.Stderr), LogPrefix: "mcpwire replay"}
 	if rf.listen != "" {
 		if err := inv.listenPolicy(&rf.proxyFlags, &sopts, "the recording "+safe.Sanitize(pos[0])); err != nil {
@@ -271,11 +276,20 @@ func runReplay(ctx context.Context, inv *invocation, args []string) error {
 	sopts.ServerInfo = func() any { return rp.serverInfo }
 	sopts.Capabilities = func() map[string]any { return rp.capabilities }
 	sopts.Instructions = func() string { return rp.instructions }
+	sopts.SSE = faults.streamFaults() // answers as event streams, to be slowed or cut
 	srv := mcpserver.New(sopts)
 	if rf.listen != "" {
-		return inv.serveListen(ctx, srv, rf.listen, "replay", safe.Sanitize(pos[0]))
+		var front func(http.Handler) http.Handler
+		if faults != nil {
+			front = func(h http.Handler) http.Handler { return faultHandler(h, faults) }
+		}
+		return inv.serveFront(ctx, srv, front, rf.listen, "replay", safe.Sanitize(pos[0]))
 	}
-	if err := srv.ServeStdio(ctx, inv.env.Stdin, inv.env.Stdout); err != nil && ctx.Err() == nil && !errors.Is(err, mcpserver.ErrDropped) {
+	var stdout io.Writer = inv.env.Stdout
+	if faults != nil && faults.garblePct > 0 {
+		stdout = garbleWriter{w: stdout, faults: faults}
+	}
+	if err := srv.ServeStdio(ctx, inv.env.Stdin, stdout); err != nil && ctx.Err() == nil && !errors.Is(err, mcpserver.ErrDropped) {
 		return fail(ExitServer, "replay", err)
 	}
 	return nil

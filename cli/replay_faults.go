@@ -19,33 +19,40 @@ type replayFaults struct {
 	latency, jitter   time.Duration
 	killAfter         int
 	kill              func() // ends the replay
+	// The faults of the wire, drawn per message written: garble (any
+	// transport), slow-stream and close-stream (SSE answers over HTTP).
+	garblePct, slowPct, closePct float64
 
-	mu       sync.Mutex // guards rng and the counts; held for no I/O
+	mu       sync.Mutex // guards rng, wireRng and the counts; held for no I/O
 	rng      *rand.Rand
+	wireRng  *rand.Rand // apart, so that the wire's draws do not shift the requests'
 	requests int
 	counts   map[string]int
 }
 
-// parseFaults reads the --inject values: error=P%, drop=P%,
-// latency=D[±J], kill-after=N.
+// faultNames are the faults, in the order the summary counts them.
+var faultNames = []string{"latency", "error", "drop", "garble", "slow-stream", "close-stream", "kill-after"}
+
+// parseFaults reads the --inject values: error=P%, drop=P%, garble=P%,
+// latency=D[±J], kill-after=N, slow-stream[=P%], close-stream[=P%].
 func parseFaults(list []string, seed uint64) (*replayFaults, error) {
-	f := &replayFaults{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), counts: map[string]int{}}
+	f := &replayFaults{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		wireRng: rand.New(rand.NewPCG(seed^0x5851f42d4c957f2d, seed)), counts: map[string]int{}}
 	for _, item := range list {
 		for _, kv := range strings.Split(item, ",") {
-			k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
+			k, v, hasV := strings.Cut(strings.TrimSpace(kv), "=")
 			var err error
 			switch k {
-			case "error", "drop":
-				var p float64
-				p, err = strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+			case "error", "drop", "garble", "slow-stream", "close-stream":
+				p := 100.0 // slow-stream and close-stream alone: every SSE answer
+				if hasV || (k != "slow-stream" && k != "close-stream") {
+					p, err = strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+				}
 				if err == nil && (p < 0 || p > 100) {
 					err = fmt.Errorf("not within 0%%-100%%")
 				}
-				if k == "error" {
-					f.errorPct = p
-				} else {
-					f.dropPct = p
-				}
+				*map[string]*float64{"error": &f.errorPct, "drop": &f.dropPct, "garble": &f.garblePct,
+					"slow-stream": &f.slowPct, "close-stream": &f.closePct}[k] = p
 			case "latency":
 				d, j, _ := strings.Cut(v, "±")
 				if f.latency, err = time.ParseDuration(d); err == nil && j != "" {
@@ -54,7 +61,7 @@ func parseFaults(list []string, seed uint64) (*replayFaults, error) {
 			case "kill-after":
 				f.killAfter, err = strconv.Atoi(v)
 			default:
-				err = fmt.Errorf("unknown fault (error=P%%, drop=P%%, latency=D±J, kill-after=N)")
+				err = fmt.Errorf("unknown fault (error=P%%, drop=P%%, garble=P%%, latency=D±J, kill-after=N, slow-stream[=P%%], close-stream[=P%%])")
 			}
 			if err != nil {
 				return nil, usageErr("--inject %q: %v", kv, err)
@@ -119,12 +126,31 @@ func (f *replayFaults) apply(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
+// wire draws whether a message written gets fault (garble,
+// slow-stream, close-stream), and counts it.
+func (f *replayFaults) wire(fault string) bool {
+	pct := map[string]float64{"garble": f.garblePct, "slow-stream": f.slowPct, "close-stream": f.closePct}[fault]
+	if pct <= 0 {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.wireRng.Float64()*100 >= pct {
+		return false
+	}
+	f.counts[fault]++
+	return true
+}
+
+// streamFaults reports whether a fault needs SSE answers over HTTP.
+func (f *replayFaults) streamFaults() bool { return f != nil && (f.slowPct > 0 || f.closePct > 0) }
+
 // summary says what was injected: "3 requests; error 1, latency 3".
 func (f *replayFaults) summary() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var parts []string
-	for _, k := range []string{"latency", "error", "drop", "kill-after"} {
+	for _, k := range faultNames {
 		if n := f.counts[k]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", k, n))
 		}

@@ -213,3 +213,60 @@ func TestReplayNotifications(t *testing.T) {
 		t.Errorf("progress sent to a request without a progressToken: %v", methods)
 	}
 }
+
+// TestReplayWireFaults: garble=100% makes the answers invalid JSON, over
+// stdio and over HTTP, and the client says so; slow-stream sends SSE
+// answers in small writes, which the client reads whole; close-stream
+// cuts a POST's SSE answer mid-event, which a 2025-11-25 client resumes
+// (the priming event's id) and a 2025-06-18 one cannot; each is counted
+// at exit; the stream faults need --listen.
+func TestReplayWireFaults(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	r.run(t, "call", "--demo", "--record", "rec.jsonl", "echo", "text=hi").want(t, 0)
+	res := r.run(t, "call", "echo", "text=hi", "--", r.bin, "replay", "--inject", "garble=100%", "rec.jsonl").want(t, 1)
+	if !strings.Contains(res.stderr, "not valid JSON") {
+		t.Errorf("garble over stdio:\n%s", res)
+	}
+	r.run(t, "replay", "--inject", "slow-stream", "rec.jsonl").want(t, 2)
+
+	serve := func(fault string, calls func(url string)) string {
+		t.Helper()
+		url, stop := startListenOut(t, r, "replay", "--listen", "127.0.0.1:0", "--inject", fault, "rec.jsonl")
+		calls(url)
+		return stop()
+	}
+	out := serve("garble=100%", func(url string) {
+		res := r.run(t, "call", url, "echo", "text=hi", "--protocol=2025-06-18").want(t, 1)
+		if !strings.Contains(res.stderr, "JSON") {
+			t.Errorf("garble over HTTP:\n%s", res)
+		}
+	})
+	if !strings.Contains(out, "faults injected: garble") {
+		t.Errorf("garble not counted:\n%s", out)
+	}
+	out = serve("slow-stream", func(url string) {
+		for _, pin := range []string{"--protocol=2026-07-28", "--protocol=2025-11-25"} {
+			res := r.run(t, "call", url, "echo", "text=hi", pin).want(t, 0)
+			if strings.TrimSpace(res.stdout) != "hi" {
+				t.Errorf("%s: slow-stream:\n%s", pin, res)
+			}
+		}
+	})
+	if !strings.Contains(out, "slow-stream") {
+		t.Errorf("slow-stream not counted:\n%s", out)
+	}
+	out = serve("close-stream", func(url string) {
+		res := r.run(t, "call", url, "echo", "text=hi", "--protocol=2025-11-25").want(t, 0)
+		if strings.TrimSpace(res.stdout) != "hi" {
+			t.Errorf("close-stream, resumed:\n%s", res)
+		}
+		res = r.run(t, "call", url, "echo", "text=hi", "--protocol=2025-06-18").want(t, 1)
+		if !strings.Contains(res.stderr, "ended before the response") {
+			t.Errorf("close-stream, no id to resume by:\n%s", res)
+		}
+	})
+	if !strings.Contains(out, "close-stream") {
+		t.Errorf("close-stream not counted:\n%s", out)
+	}
+}
