@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 )
@@ -73,7 +74,7 @@ func (s *Server) fastModern(params []byte) (mr *ModernRequest, ok bool) {
 	if mr.Version, err = jsonscan.Unquote(meta[0]); err != nil || mr.Version != ModernVersion {
 		return nil, false
 	}
-	if string(meta[1]) != "{}" && json.Unmarshal(meta[1], &mr.Caps) != nil {
+	if !fastCaps(meta[1], &mr.Caps) && json.Unmarshal(meta[1], &mr.Caps) != nil {
 		return nil, false
 	}
 	if meta[2] != nil {
@@ -105,6 +106,62 @@ func (s *Server) fastModern(params []byte) (mr *ModernRequest, ok bool) {
 		mr.State = &st
 	}
 	return mr, true
+}
+
+// fastCaps reads client capabilities (an object) into caps as
+// encoding/json does; false when it cannot tell (a name encoding/json
+// would match with another case, an escape, a member twice, a value of
+// the wrong kind), caps then untouched.
+func fastCaps(obj []byte, caps *ClientCaps) bool {
+	var c ClientCaps
+	var seen [4]bool
+	bad := false
+	ok := eachMember(obj, func(k string, v []byte) {
+		var field **json.RawMessage
+		i := 0
+		switch k {
+		case "roots":
+			field = &c.Roots
+		case "sampling":
+			field, i = &c.Sampling, 1
+		case "elicitation":
+			field, i = &c.Elicitation, 2
+		case "extensions":
+			i = 3
+		default:
+			bad = bad || isCapName(k)
+			return
+		}
+		bad = bad || seen[i]
+		seen[i] = true
+		switch {
+		case isNull(v):
+		case field != nil:
+			raw := json.RawMessage(bytes.Clone(v))
+			*field = &raw
+		case v[0] != '{':
+			bad = true
+		default:
+			c.Extensions = map[string]json.RawMessage{}
+			bad = bad || !eachMember(v, func(ek string, ev []byte) { c.Extensions[ek] = bytes.Clone(ev) })
+		}
+	})
+	if !ok || bad {
+		return false
+	}
+	*caps = c
+	return true
+}
+
+// isCapName reports whether encoding/json would take k for one of
+// ClientCaps' members.
+func isCapName(k string) bool {
+	for _, n := range []string{"roots", "sampling", "elicitation", "extensions"} {
+		if strings.EqualFold(k, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // eachMember gives fn every member of the object obj; false when a name
