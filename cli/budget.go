@@ -29,17 +29,26 @@ type budgetTool struct {
 // budgetReport is `mcpwire budget --json`.
 type budgetReport struct {
 	docHeader
-	Server string `json:"server"`
 	// Estimate says how tokens are estimated.
-	Estimate          string       `json:"estimate"`
+	Estimate string `json:"estimate"`
+	// Bytes and Tokens are the servers' together.
+	Bytes   int             `json:"bytes"`
+	Tokens  int             `json:"tokens"`
+	Servers []*budgetServer `json:"servers"` // in the order given
+	// MaxTokens is --max-tokens (0: none): the proposal's bound, for all
+	// the servers together.
+	MaxTokens int `json:"maxTokens"`
+}
+
+// budgetServer is what one server costs.
+type budgetServer struct {
+	Server            string       `json:"server"`
 	Bytes             int          `json:"bytes"`
 	Tokens            int          `json:"tokens"`
 	InstructionsBytes int          `json:"instructionsBytes"`
 	Tools             []budgetTool `json:"tools"` // by cost, most first
-	// MaxTokens is --max-tokens (0: none); EnabledTools the tools
-	// proposed for the server's enabledTools, smallest first, that fit in
-	// it with the instructions; null without --max-tokens.
-	MaxTokens    int      `json:"maxTokens"`
+	// EnabledTools are the tools proposed for the server's enabledTools
+	// (sorted); null without --max-tokens.
 	EnabledTools []string `json:"enabledTools"`
 }
 
@@ -53,44 +62,47 @@ func toolBytes(t *protocol.Tool) int {
 }
 
 func runBudget(ctx context.Context, inv *invocation, args []string) error {
-	maxTokens := 0
-	top := 10
+	fs := newFlagSet("budget")
+	var tf targetFlags
+	tf.register(fs)
+	maxTokens, top := 0, 10
 	var from string
-	r, err := inv.openSession(ctx, "budget", args, func(fs *flagSetT) {
-		fs.IntVar(&maxTokens, "max-tokens", 0, "propose an enabledTools list whose tools and instructions fit in `N` estimated tokens")
-		fs.IntVar(&top, "top", 10, "show the `N` costliest tools")
-		fs.StringVar(&from, "from", "", "with --max-tokens, keep the tools a recording (`FILE` of --record) called most, first")
-	}, noMoreArgs)
+	fs.IntVar(&maxTokens, "max-tokens", 0, "propose enabledTools lists whose tools and instructions fit, all servers together, in `N` estimated tokens")
+	fs.IntVar(&top, "top", 10, "show the `N` costliest tools")
+	fs.StringVar(&from, "from", "", "with --max-tokens, keep the tools a recording (`FILE` of --record) called most, first")
+	pos, tail, hasTail, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	inv.atExit(r.close)
+	inv.json = tf.json
 	if maxTokens < 0 || top < 0 {
 		return usageErr("--max-tokens and --top take a number of 0 or more")
 	}
-	tools, err := r.conn.ListTools(ctx)
-	if err != nil && r.conn.Init().Capabilities.Tools != nil {
-		return inv.serverFailure(r.t, err)
-	}
-	rep := &budgetReport{docHeader: inv.header(true), Server: r.t.spec.Name, Tools: []budgetTool{}, MaxTokens: maxTokens,
-		Estimate: fmt.Sprintf("an estimate: %d bytes a token (names, titles, descriptions and JSON schemas as sent; instructions)", bytesPerToken)}
-	rep.InstructionsBytes = len(r.conn.Init().Instructions)
-	rep.Bytes = rep.InstructionsBytes
-	for _, t := range tools {
-		n := toolBytes(t)
-		rep.Bytes += n
-		rep.Tools = append(rep.Tools, budgetTool{Name: t.Name, Bytes: n, Tokens: tokensOf(n)})
-	}
-	rep.Tokens = tokensOf(rep.Bytes)
-	slices.SortStableFunc(rep.Tools, func(a, b budgetTool) int { return b.Bytes - a.Bytes })
-	var calls map[string]int
+	var calls map[string]map[string]int
 	if from != "" {
 		if calls, err = recordedCalls(inv.env.Dir, from); err != nil {
 			return err
 		}
 	}
+	sides, err := inv.budgetTargets(pos, tail, hasTail, tf.demo.mode)
+	if err != nil {
+		return err
+	}
+	rep := &budgetReport{docHeader: inv.header(true), Servers: []*budgetServer{}, MaxTokens: maxTokens,
+		Estimate: fmt.Sprintf("an estimate: %d bytes a token (names, titles, descriptions and JSON schemas as sent; instructions)", bytesPerToken)}
+	for _, sa := range sides {
+		stf := tf
+		stf.demo = demoFlag{mode: sa.demo}
+		bs, err := inv.budgetOf(ctx, &stf, sa)
+		if err != nil {
+			return err
+		}
+		rep.Servers = append(rep.Servers, bs)
+		rep.Bytes += bs.Bytes
+	}
+	rep.Tokens = tokensOf(rep.Bytes)
 	if maxTokens > 0 {
-		rep.EnabledTools = proposeTools(rep, maxTokens, calls)
+		proposeTools(rep, maxTokens, calls)
 	}
 	if inv.json {
 		inv.writeJSON(rep)
@@ -100,51 +112,165 @@ func runBudget(ctx context.Context, inv *invocation, args []string) error {
 	return nil
 }
 
-// proposeTools picks the tools that fit in maxTokens with the
-// instructions: the most called first when calls counts them (a
-// recording's), then the smallest first (the most tools that fit).
-func proposeTools(rep *budgetReport, maxTokens int, calls map[string]int) []string {
-	bySize := slices.Clone(rep.Tools)
-	slices.SortStableFunc(bySize, func(a, b budgetTool) int {
-		if d := calls[b.Name] - calls[a.Name]; d != 0 {
+// budgetTargets are the servers to measure, in the order given: the
+// words (names, URLs), --demo, the command after --; with none, every
+// enabled server of the configuration.
+func (inv *invocation) budgetTargets(pos, tail []string, hasTail bool, demo string) ([]sideArg, error) {
+	var sides []sideArg
+	for _, p := range pos {
+		sides = append(sides, sideArg{word: p})
+	}
+	if demo != "" {
+		sides = append(sides, sideArg{demo: demo})
+	}
+	if hasTail {
+		sides = append(sides, sideArg{tail: tail, hasTail: true})
+	}
+	if len(sides) > 0 {
+		return sides, nil
+	}
+	cfg, _, err := inv.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range cfg.Servers {
+		if s.Enabled && s.Err == nil {
+			sides = append(sides, sideArg{word: s.Name})
+		}
+	}
+	if len(sides) == 0 {
+		return nil, usageErr("no TARGET and no enabled server configured: give server names, URLs, --demo, or -- COMMAND ARGS")
+	}
+	return sides, nil
+}
+
+// budgetOf connects to one server and measures its tools and
+// instructions. It declares no elicitation or sampling, on a terminal
+// as in a pipe, so that a server offers the same tools to both.
+func (inv *invocation) budgetOf(ctx context.Context, tf *targetFlags, sa sideArg) (*budgetServer, error) {
+	var words []string
+	if sa.word != "" {
+		words = []string{sa.word}
+	}
+	t, _, err := inv.resolveTarget(ctx, tf, words, sa.tail, sa.hasTail)
+	if err != nil {
+		return nil, err
+	}
+	defer t.stop()
+	conn, err := inv.connect(ctx, t, tf, protocol.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	tools, err := conn.ListTools(ctx)
+	if err != nil && conn.Init().Capabilities.Tools != nil {
+		return nil, inv.serverFailure(t, err)
+	}
+	bs := &budgetServer{Server: t.spec.Name, Tools: []budgetTool{}, InstructionsBytes: len(conn.Init().Instructions)}
+	bs.Bytes = bs.InstructionsBytes
+	for _, tool := range tools {
+		n := toolBytes(tool)
+		bs.Bytes += n
+		bs.Tools = append(bs.Tools, budgetTool{Name: tool.Name, Bytes: n, Tokens: tokensOf(n)})
+	}
+	bs.Tokens = tokensOf(bs.Bytes)
+	slices.SortStableFunc(bs.Tools, func(a, b budgetTool) int { return b.Bytes - a.Bytes })
+	return bs, nil
+}
+
+// proposeTools sets each server's EnabledTools: the tools that fit in
+// maxTokens with every server's instructions, all servers together; the
+// most called first when calls counts them (a recording's: the calls to
+// the server of that name, else to any server), then the smallest first
+// (the most tools that fit).
+func proposeTools(rep *budgetReport, maxTokens int, calls map[string]map[string]int) {
+	type cand struct {
+		s     *budgetServer
+		t     budgetTool
+		calls int
+	}
+	var all []cand
+	used := 0
+	for _, s := range rep.Servers {
+		used += s.InstructionsBytes
+		s.EnabledTools = []string{}
+		counts := calls[s.Server]
+		if counts == nil {
+			counts = calls[""]
+		}
+		for _, t := range s.Tools {
+			all = append(all, cand{s, t, counts[t.Name]})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b cand) int {
+		if d := b.calls - a.calls; d != 0 {
 			return d
 		}
-		return a.Bytes - b.Bytes
+		return a.t.Bytes - b.t.Bytes
 	})
-	used := rep.InstructionsBytes
-	out := []string{}
-	for _, t := range bySize {
-		if tokensOf(used+t.Bytes) > maxTokens {
+	for _, c := range all {
+		if tokensOf(used+c.t.Bytes) > maxTokens {
 			continue
 		}
-		used += t.Bytes
-		out = append(out, t.Name)
+		used += c.t.Bytes
+		c.s.EnabledTools = append(c.s.EnabledTools, c.t.Name)
 	}
-	slices.Sort(out)
-	return out
+	for _, s := range rep.Servers {
+		slices.Sort(s.EnabledTools)
+	}
 }
 
 func (inv *invocation) printBudget(rep *budgetReport, top int) {
-	inv.printf("%s: %d bytes, about %d tokens (%s)\n", safe.Sanitize(rep.Server), rep.Bytes, rep.Tokens, rep.Estimate)
-	inv.printf("  instructions: %d bytes; %s: %d bytes\n", rep.InstructionsBytes, plural(len(rep.Tools), "tool"), rep.Bytes-rep.InstructionsBytes)
-	for i, t := range rep.Tools {
+	many := len(rep.Servers) > 1
+	for _, s := range rep.Servers {
+		inv.printf("%s: %d bytes, about %d tokens (%s, %d bytes; instructions, %d bytes)\n", safe.Sanitize(s.Server), s.Bytes, s.Tokens,
+			plural(len(s.Tools), "tool"), s.Bytes-s.InstructionsBytes, s.InstructionsBytes)
+	}
+	if many {
+		inv.printf("total: %d bytes, about %d tokens\n", rep.Bytes, rep.Tokens)
+	}
+	inv.printf("tokens are %s\n", rep.Estimate)
+	type named struct {
+		server string
+		t      budgetTool
+	}
+	var tools []named
+	for _, s := range rep.Servers {
+		for _, t := range s.Tools {
+			tools = append(tools, named{s.Server, t})
+		}
+	}
+	slices.SortStableFunc(tools, func(a, b named) int { return b.t.Bytes - a.t.Bytes })
+	if len(tools) > 0 && top > 0 {
+		inv.printf("\ncostliest tools:\n")
+	}
+	for i, n := range tools {
 		if i == top {
-			inv.printf("  … %d more\n", len(rep.Tools)-top)
+			inv.printf("  … %d more\n", len(tools)-top)
 			break
 		}
-		inv.printf("  %7d tokens  %s\n", t.Tokens, safe.Sanitize(t.Name))
+		name := n.t.Name
+		if many {
+			name = n.server + ": " + name
+		}
+		inv.printf("  %7d tokens  %s\n", n.t.Tokens, safe.Sanitize(name))
 	}
-	if rep.EnabledTools != nil {
-		b, _ := json.Marshal(rep.EnabledTools)
-		inv.printf("\nwithin %d tokens, %s fit: \"enabledTools\": %s\n", rep.MaxTokens, plural(len(rep.EnabledTools), "tool"), safe.Sanitize(string(b)))
-		if len(rep.EnabledTools) < len(rep.Tools) {
-			inv.printf("left out: %s\n", safe.Sanitize(strings.Join(leftOut(rep), ", ")))
+	if rep.MaxTokens == 0 {
+		return
+	}
+	inv.printf("\nwithin %d tokens:\n", rep.MaxTokens)
+	for _, s := range rep.Servers {
+		b, _ := json.Marshal(s.EnabledTools)
+		inv.printf("  %s: %s of %d fit: \"enabledTools\": %s\n", safe.Sanitize(s.Server), plural(len(s.EnabledTools), "tool"), len(s.Tools), safe.Sanitize(string(b)))
+		if out := leftOut(s); len(out) > 0 {
+			inv.printf("    left out: %s\n", safe.Sanitize(strings.Join(out, ", ")))
 		}
 	}
 }
 
-// recordedCalls counts the tools/call requests of a recording by tool.
-func recordedCalls(dir, name string) (map[string]int, error) {
+// recordedCalls counts the tools/call requests of a recording by server
+// and tool; calls[""] counts them over every server.
+func recordedCalls(dir, name string) (map[string]map[string]int, error) {
 	path := name
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
@@ -153,14 +279,15 @@ func recordedCalls(dir, name string) (map[string]int, error) {
 	if err != nil {
 		return nil, usageErr("--from: reading %s: %v", name, err)
 	}
-	calls := map[string]int{}
+	calls := map[string]map[string]int{"": {}}
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		var l struct {
-			Dir string `json:"dir"`
-			Msg struct {
+			Server string `json:"server"`
+			Dir    string `json:"dir"`
+			Msg    struct {
 				Method string `json:"method"`
 				Params struct {
 					Name string `json:"name"`
@@ -171,17 +298,21 @@ func recordedCalls(dir, name string) (map[string]int, error) {
 			return nil, usageErr("--from %s:%d: not a line of a recording (mcpwire … --record FILE): %v", name, i+1, err)
 		}
 		if l.Dir == "send" && l.Msg.Method == "tools/call" && l.Msg.Params.Name != "" {
-			calls[l.Msg.Params.Name]++
+			if calls[l.Server] == nil {
+				calls[l.Server] = map[string]int{}
+			}
+			calls[l.Server][l.Msg.Params.Name]++
+			calls[""][l.Msg.Params.Name]++
 		}
 	}
 	return calls, nil
 }
 
-// leftOut are the tools the proposal leaves out.
-func leftOut(rep *budgetReport) []string {
+// leftOut are the tools the proposal leaves out of a server.
+func leftOut(s *budgetServer) []string {
 	var out []string
-	for _, t := range rep.Tools {
-		if !slices.Contains(rep.EnabledTools, t.Name) {
+	for _, t := range s.Tools {
+		if !slices.Contains(s.EnabledTools, t.Name) {
 			out = append(out, t.Name)
 		}
 	}

@@ -4,11 +4,48 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/internal/peers"
 	"github.com/mcpwire/mcpwire/internal/proctest"
 )
+
+// A budgetDoc is what the tests read of `budget --json`.
+type budgetDoc struct {
+	Estimate      string
+	Bytes, Tokens int
+	MaxTokens     int
+	Servers       []*budgetServerDoc
+}
+
+type budgetServerDoc struct {
+	Server                           string
+	Bytes, Tokens, InstructionsBytes int
+	Tools                            []struct {
+		Name          string
+		Bytes, Tokens int
+	}
+	EnabledTools []string
+}
+
+func readBudget(t *testing.T, res *result) *budgetDoc {
+	t.Helper()
+	var d budgetDoc
+	if err := json.Unmarshal([]byte(res.stdout), &d); err != nil {
+		t.Fatalf("%v\n%s", err, res)
+	}
+	return &d
+}
+
+// size is the bytes of each tool of a server.
+func (s *budgetServerDoc) size() map[string]int {
+	m := map[string]int{}
+	for _, tool := range s.Tools {
+		m[tool.Name] = tool.Bytes
+	}
+	return m
+}
 
 // TestBudgetEverything: budget on server-everything counts every tool,
 // the costliest first, estimates 4 bytes a token, and a --max-tokens
@@ -17,42 +54,81 @@ func TestBudgetEverything(t *testing.T) {
 	proctest.Check(t)
 	cmd := peers.Everything(t)
 	r := newRunner(t)
-	var rep struct {
-		Bytes, Tokens, InstructionsBytes, MaxTokens int
-		Tools                                       []struct {
-			Name          string
-			Bytes, Tokens int
-		}
-		EnabledTools []string
-	}
 	res := r.run(t, append([]string{"budget", "--json", "--max-tokens", "600", "--"}, cmd...)...).want(t, 0)
-	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
-		t.Fatal(err)
+	d := readBudget(t, res)
+	if len(d.Servers) != 1 {
+		t.Fatalf("%d servers:\n%s", len(d.Servers), res)
 	}
-	sum := rep.InstructionsBytes
-	size := map[string]int{}
-	for i, tool := range rep.Tools {
+	s := d.Servers[0]
+	sum := s.InstructionsBytes
+	for i, tool := range s.Tools {
 		sum += tool.Bytes
-		size[tool.Name] = tool.Bytes
-		if i > 0 && tool.Bytes > rep.Tools[i-1].Bytes {
-			t.Errorf("tools not by cost: %s after %s", tool.Name, rep.Tools[i-1].Name)
+		if i > 0 && tool.Bytes > s.Tools[i-1].Bytes {
+			t.Errorf("tools not by cost: %s after %s", tool.Name, s.Tools[i-1].Name)
 		}
 		if tool.Tokens != (tool.Bytes+3)/4 {
 			t.Errorf("%s: %d bytes, %d tokens", tool.Name, tool.Bytes, tool.Tokens)
 		}
 	}
-	if len(rep.Tools) < 10 || sum != rep.Bytes || rep.Tokens != (rep.Bytes+3)/4 {
-		t.Errorf("%d tools, bytes %d (sum %d), tokens %d", len(rep.Tools), rep.Bytes, sum, rep.Tokens)
+	if len(s.Tools) < 10 || sum != s.Bytes || s.Tokens != (s.Bytes+3)/4 || d.Bytes != s.Bytes || d.Tokens != s.Tokens {
+		t.Errorf("%d tools, bytes %d (sum %d), tokens %d; total %d bytes, %d tokens", len(s.Tools), s.Bytes, sum, s.Tokens, d.Bytes, d.Tokens)
 	}
-	used := rep.InstructionsBytes
-	for _, n := range rep.EnabledTools {
+	used, size := s.InstructionsBytes, s.size()
+	for _, n := range s.EnabledTools {
 		used += size[n]
 	}
-	if len(rep.EnabledTools) == 0 || (used+3)/4 > 600 || len(rep.EnabledTools) == len(rep.Tools) {
-		t.Errorf("the proposal %v (%d bytes) does not fit 600 tokens, or leaves nothing out", rep.EnabledTools, used)
+	if len(s.EnabledTools) == 0 || (used+3)/4 > 600 || len(s.EnabledTools) == len(s.Tools) {
+		t.Errorf("the proposal %v (%d bytes) does not fit 600 tokens, or leaves nothing out", s.EnabledTools, used)
 	}
-	t.Logf("server-everything: %d tools, %d bytes, about %d tokens; within 600: %v", len(rep.Tools), rep.Bytes, rep.Tokens, rep.EnabledTools)
+	t.Logf("server-everything: %d tools, %d bytes, about %d tokens; within 600: %v", len(s.Tools), s.Bytes, s.Tokens, s.EnabledTools)
 }
+
+// TestBudgetSeveral: several targets (a configured name, --demo, a
+// command) give one row each in the order given and a total that is
+// their sum; --max-tokens fits all of them together; with no TARGET,
+// every enabled configured server is measured.
+func TestBudgetSeveral(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	r.run(t, "add", "mine", "--", r.bin, "serve-demo", "--next-release").want(t, 0)
+	d := readBudget(t, r.run(t, "budget", "mine", "--demo", "--json", "--", r.bin, "serve-demo").want(t, 0))
+	var names []string
+	sum := 0
+	for _, s := range d.Servers {
+		names = append(names, s.Server)
+		sum += s.Bytes
+	}
+	if strings.Join(names, ",") != "mine,demo,"+strings.TrimSuffix(filepathBase(r.bin), ".exe") || d.Bytes != sum || d.Tokens != (sum+3)/4 {
+		t.Fatalf("servers %v, total %d bytes (sum %d), %d tokens", names, d.Bytes, sum, d.Tokens)
+	}
+	limit := (d.Servers[0].InstructionsBytes+d.Servers[1].InstructionsBytes+3)/4 + 200
+	d = readBudget(t, r.run(t, "budget", "mine", "--demo", "--json", "--max-tokens", strconv.Itoa(limit)).want(t, 0))
+	used, kept := 0, 0
+	for _, s := range d.Servers {
+		used += s.InstructionsBytes
+		size := s.size()
+		for _, n := range s.EnabledTools {
+			used += size[n]
+			kept++
+		}
+	}
+	if kept == 0 || (used+3)/4 > limit {
+		t.Errorf("within %d tokens together: %d tools kept, %d bytes", limit, kept, used)
+	}
+	res := r.run(t, "budget", "mine", "--demo", "--max-tokens", strconv.Itoa(limit)).want(t, 0)
+	for _, want := range []string{"mine: ", "demo: ", "total: ", "costliest tools:", "mine: env", "within " + strconv.Itoa(limit) + " tokens:"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("no %q:\n%s", want, res)
+		}
+	}
+	d = readBudget(t, r.run(t, "budget", "--json").want(t, 0))
+	if len(d.Servers) != 1 || d.Servers[0].Server != "mine" {
+		t.Errorf("with no TARGET: %+v", d.Servers)
+	}
+}
+
+// filepathBase is the last element of a slash or backslash path.
+func filepathBase(p string) string { return p[strings.LastIndexAny(p, `/\`)+1:] }
 
 // TestBudgetFromRecording: with --from, the tools a recording called
 // come first: a budget that fits one tool keeps the one that was called,
@@ -61,31 +137,12 @@ func TestBudgetFromRecording(t *testing.T) {
 	proctest.Check(t)
 	r := newRunner(t)
 	r.run(t, "call", "--demo", "--record", "rec.jsonl", "add", "a=1", "b=2").want(t, 0)
-	var rep struct {
-		InstructionsBytes int
-		Tools             []struct {
-			Name   string
-			Tokens int
-		}
-		EnabledTools []string
-	}
-	res := r.run(t, "budget", "--demo", "--json").want(t, 0)
-	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
-		t.Fatal(err)
-	}
-	addTokens := 0
-	for _, tool := range rep.Tools {
-		if tool.Name == "add" {
-			addTokens = tool.Tokens
-		}
-	}
-	limit := (rep.InstructionsBytes+3)/4 + addTokens + 1
-	res = r.run(t, "budget", "--demo", "--json", "--from", "rec.jsonl", "--max-tokens", strconv.Itoa(limit)).want(t, 0)
-	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Contains(rep.EnabledTools, "add") {
-		t.Errorf("within %d tokens, the recorded tool add was not kept: %v", limit, rep.EnabledTools)
+	d := readBudget(t, r.run(t, "budget", "--demo", "--json").want(t, 0))
+	s := d.Servers[0]
+	limit := (s.InstructionsBytes+3)/4 + (s.size()["add"]+3)/4 + 1
+	d = readBudget(t, r.run(t, "budget", "--demo", "--json", "--from", "rec.jsonl", "--max-tokens", strconv.Itoa(limit)).want(t, 0))
+	if !slices.Contains(d.Servers[0].EnabledTools, "add") {
+		t.Errorf("within %d tokens, the recorded tool add was not kept: %v", limit, d.Servers[0].EnabledTools)
 	}
 	r.run(t, "budget", "--demo", "--from", "nosuch.jsonl", "--max-tokens", "10").want(t, 2)
 }

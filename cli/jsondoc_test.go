@@ -539,18 +539,22 @@ type jSnapshot struct {
 }
 
 type jBudget struct {
-	Server            string `json:"server"`
-	Estimate          string `json:"estimate"`
-	Bytes             int    `json:"bytes"`
-	Tokens            int    `json:"tokens"`
-	InstructionsBytes int    `json:"instructionsBytes"`
-	Tools             []struct {
-		Name   string `json:"name"`
-		Bytes  int    `json:"bytes"`
-		Tokens int    `json:"tokens"`
-	} `json:"tools"`
-	MaxTokens    int       `json:"maxTokens"`
-	EnabledTools *[]string `json:"enabledTools"`
+	Estimate string `json:"estimate"`
+	Bytes    int    `json:"bytes"`
+	Tokens   int    `json:"tokens"`
+	Servers  []struct {
+		Server            string `json:"server"`
+		Bytes             int    `json:"bytes"`
+		Tokens            int    `json:"tokens"`
+		InstructionsBytes int    `json:"instructionsBytes"`
+		Tools             []struct {
+			Name   string `json:"name"`
+			Bytes  int    `json:"bytes"`
+			Tokens int    `json:"tokens"`
+		} `json:"tools"`
+		EnabledTools *[]string `json:"enabledTools"`
+	} `json:"servers"`
+	MaxTokens int `json:"maxTokens"`
 }
 
 type jSnapshotOut struct {
@@ -1036,6 +1040,7 @@ func TestJSONDocuments(t *testing.T) {
 		{[]string{"snapshot", "--demo", "--json"}, 0, reflect.TypeFor[jSnapshot]()},
 		{[]string{"budget", "--demo", "--json"}, 0, reflect.TypeFor[jBudget]()},
 		{[]string{"budget", "--demo", "--json", "--max-tokens", "300"}, 0, reflect.TypeFor[jBudget]()},
+		{[]string{"budget", "d1", "--json", "--max-tokens", "600", "--", demo, "serve-demo", "--next-release"}, 0, reflect.TypeFor[jBudget]()},
 		{[]string{"snapshot", "--demo", "-o", snap, "--json"}, 0, reflect.TypeFor[jSnapshotOut]()},
 		{[]string{"diff", snap, "--json", "--", demo, "serve-demo", "--next-release"}, 0, reflect.TypeFor[jDiff]()},
 		{[]string{"diff", snap, snap, "--fail-on", "any", "--json"}, 0, reflect.TypeFor[jDiff]()},
