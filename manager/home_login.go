@@ -240,17 +240,17 @@ func (h *Home) Login(ctx context.Context, opts LoginOptions) (*LoginResult, erro
 	case opts.ClientCredentials:
 		tok, err = oauth.ClientCredentials(ctx, oauth.ClientCredentialsOptions{ServerURL: spec.URL, Client: client,
 			Challenge: challenge, ClientID: o.ClientID, ClientSecret: clientSecret, PrivateKeyPEM: opts.PrivateKeyPEM,
-			SigningAlgorithm: opts.SigningAlgorithm, Scopes: scopes, AuthorizationServer: o.AuthorizationServer,
+			SigningAlgorithm: opts.SigningAlgorithm, Scopes: scopes, AuthorizationServer: o.AuthorizationServer, AuthServerMetadataURL: o.AuthServerMetadataURL,
 			Store: store, ServerName: spec.Name, Logf: opts.Logf})
 	case opts.JWTAssertionFile != "":
 		tok, err = oauth.WorkloadIdentity(ctx, oauth.WorkloadOptions{ServerURL: spec.URL, Client: client, Challenge: challenge,
 			ClientID: o.ClientID, ClientSecret: clientSecret, AssertionFile: opts.JWTAssertionFile, Scopes: scopes,
-			AuthorizationServer: o.AuthorizationServer, Store: store, ServerName: spec.Name, Logf: opts.Logf})
+			AuthorizationServer: o.AuthorizationServer, AuthServerMetadataURL: o.AuthServerMetadataURL, Store: store, ServerName: spec.Name, Logf: opts.Logf})
 	case opts.IDToken != "":
 		tok, err = oauth.CrossAppAccess(ctx, oauth.CrossAppOptions{ServerURL: spec.URL, Client: client, Challenge: challenge,
 			ClientID: o.ClientID, ClientSecret: clientSecret, IDToken: opts.IDToken, IdPTokenEndpoint: opts.IdPTokenEndpoint,
 			IdPClientID: opts.IdPClientID, IdPClientSecret: opts.IdPClientSecret, Scopes: scopes,
-			AuthorizationServer: o.AuthorizationServer, Store: store, ServerName: spec.Name, Logf: opts.Logf})
+			AuthorizationServer: o.AuthorizationServer, AuthServerMetadataURL: o.AuthServerMetadataURL, Store: store, ServerName: spec.Name, Logf: opts.Logf})
 	default:
 		if opts.OpenURL == nil && opts.Device != DeviceOnly {
 			return nil, fail(errors.New("no way to show the authorization URL (LoginOptions.OpenURL)"))

@@ -37,10 +37,13 @@ type ClientCredentialsOptions struct {
 	SigningAlgorithm    string
 	Scopes              []string
 	AuthorizationServer string
-	Store               *Store
-	ServerName          string
-	Logf                func(format string, args ...any)
-	Now                 func() time.Time
+	// AuthServerMetadataURL, when set, is the authorization server's
+	// metadata document, read instead of discovering it.
+	AuthServerMetadataURL string
+	Store                 *Store
+	ServerName            string
+	Logf                  func(format string, args ...any)
+	Now                   func() time.Time
 }
 
 // ClientCredentials obtains a token with the client_credentials grant for
@@ -53,7 +56,7 @@ func ClientCredentials(ctx context.Context, opts ClientCredentialsOptions) (*Tok
 		return nil, fmt.Errorf("client credentials: %w", ErrNoClientID)
 	}
 	client := noRedirectClient(opts.Client)
-	s, chs, err := discoverTokenEndpoint(ctx, client, opts.ServerURL, opts.Challenge, opts.AuthorizationServer, log)
+	s, chs, err := discoverTokenEndpoint(ctx, client, opts.ServerURL, opts.Challenge, opts.AuthorizationServer, opts.AuthServerMetadataURL, log)
 	if err != nil {
 		return nil, fmt.Errorf("client credentials: %w", err)
 	}
@@ -104,8 +107,8 @@ func ClientCredentials(ctx context.Context, opts ClientCredentialsOptions) (*Tok
 
 // discoverTokenEndpoint runs discovery for a flow without a browser: the
 // authorization server must have a token endpoint.
-func discoverTokenEndpoint(ctx context.Context, client *http.Client, serverURL string, challenge []string, asOverride string, log *logger) (*session, []Challenge, error) {
-	s, chs, err := discover(ctx, client, serverURL, challenge, asOverride, log)
+func discoverTokenEndpoint(ctx context.Context, client *http.Client, serverURL string, challenge []string, asOverride, metadataURL string, log *logger) (*session, []Challenge, error) {
+	s, chs, err := discover(ctx, client, serverURL, challenge, asOverride, log, metadataURL)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -40,10 +40,13 @@ type CrossAppOptions struct {
 	IdPClientID, IdPClientSecret string
 	Scopes                       []string
 	AuthorizationServer          string
-	Store                        *Store
-	ServerName                   string
-	Logf                         func(format string, args ...any)
-	Now                          func() time.Time
+	// AuthServerMetadataURL, when set, is the authorization server's
+	// metadata document, read instead of discovering it.
+	AuthServerMetadataURL string
+	Store                 *Store
+	ServerName            string
+	Logf                  func(format string, args ...any)
+	Now                   func() time.Time
 }
 
 // CrossAppAccess runs the cross-app access flow: discovery, RFC 8693 token
@@ -65,7 +68,7 @@ func CrossAppAccess(ctx context.Context, opts CrossAppOptions) (*Token, error) {
 		return nil, fmt.Errorf("cross-app access: IdP token endpoint: %v", err)
 	}
 	client := noRedirectClient(opts.Client)
-	s, chs, err := discoverTokenEndpoint(ctx, client, opts.ServerURL, opts.Challenge, opts.AuthorizationServer, log)
+	s, chs, err := discoverTokenEndpoint(ctx, client, opts.ServerURL, opts.Challenge, opts.AuthorizationServer, opts.AuthServerMetadataURL, log)
 	if err != nil {
 		return nil, fmt.Errorf("cross-app access: %w", err)
 	}
@@ -163,10 +166,13 @@ type WorkloadOptions struct {
 	AssertionFile       string
 	Scopes              []string
 	AuthorizationServer string
-	Store               *Store
-	ServerName          string
-	Logf                func(format string, args ...any)
-	Now                 func() time.Time
+	// AuthServerMetadataURL, when set, is the authorization server's
+	// metadata document, read instead of discovering it.
+	AuthServerMetadataURL string
+	Store                 *Store
+	ServerName            string
+	Logf                  func(format string, args ...any)
+	Now                   func() time.Time
 }
 
 // WorkloadIdentity logs a workload in with the JWT its platform gives it
@@ -186,7 +192,7 @@ func WorkloadIdentity(ctx context.Context, opts WorkloadOptions) (*Token, error)
 		return nil, fmt.Errorf("workload identity: %w", err)
 	}
 	client := noRedirectClient(opts.Client)
-	s, chs, err := discoverTokenEndpoint(ctx, client, opts.ServerURL, opts.Challenge, opts.AuthorizationServer, log)
+	s, chs, err := discoverTokenEndpoint(ctx, client, opts.ServerURL, opts.Challenge, opts.AuthorizationServer, opts.AuthServerMetadataURL, log)
 	if err != nil {
 		return nil, fmt.Errorf("workload identity: %w", err)
 	}

@@ -63,7 +63,7 @@ type Server struct {
 
 	access  map[string][]string // access token -> scopes
 	refresh map[string][]string
-	codes   map[string][2]string // code -> challenge, scope
+	codes   map[string][3]string // code -> challenge, scope, redirect_uri
 	n       int
 }
 
@@ -82,7 +82,7 @@ func (f *Server) Close() {
 
 // Start starts a Server; Close stops it.
 func Start() *Server {
-	f := &Server{access: map[string][]string{}, refresh: map[string][]string{}, codes: map[string][2]string{},
+	f := &Server{access: map[string][]string{}, refresh: map[string][]string{}, codes: map[string][3]string{},
 		devices: map[string]*device{}, polled: make(chan struct{}, 1)}
 	h := demo.NewHTTPHandler(demo.Options{})
 	f.demo = h
@@ -120,7 +120,7 @@ func Start() *Server {
 		f.Mu.Lock()
 		f.n++
 		code := fmt.Sprintf("code-%s-%d", Leak, f.n)
-		f.codes[code] = [2]string{q.Get("code_challenge"), q.Get("scope")}
+		f.codes[code] = [3]string{q.Get("code_challenge"), q.Get("scope"), q.Get("redirect_uri")}
 		f.AuthScopes = append(f.AuthScopes, strings.Fields(q.Get("scope")))
 		f.Mu.Unlock()
 		u, _ := url.Parse(q.Get("redirect_uri"))
@@ -185,7 +185,9 @@ func (f *Server) token(w http.ResponseWriter, r *http.Request) {
 	case "authorization_code":
 		c, ok := f.codes[r.PostForm.Get("code")]
 		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-		if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != c[0] {
+		// RFC 6749 section 4.1.3: the redirect_uri of the authorization
+		// request, again.
+		if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != c[0] || r.PostForm.Get("redirect_uri") != c[2] {
 			w.WriteHeader(http.StatusBadRequest)
 			writeJSON(w, map[string]any{"error": "invalid_grant"})
 			return
