@@ -151,6 +151,11 @@ type DialOptions struct {
 	// SandboxLauncher is the program that applies a stdio server's
 	// sandbox on Linux ("" = this program: see RunSandboxLauncher).
 	SandboxLauncher string
+	// Via, when set, is a connection to the server already made (a
+	// session's socket, past its handshake): the session is spoken over
+	// it, newline-framed, instead of starting or reaching spec's server.
+	// The Conn still names spec's transport.
+	Via func(ctx context.Context) (io.ReadWriteCloser, error)
 
 	reaper *transport.Reaper // shared by a Manager's servers
 }
@@ -165,6 +170,7 @@ type Conn struct {
 
 	stdio *transport.StdioConn
 	http  *transport.HTTPConn
+	via   bool // spoken over DialOptions.Via
 }
 
 // Transport names the transport in use: "stdio", "http", or "sse" for
@@ -172,6 +178,8 @@ type Conn struct {
 // the server refused streamable HTTP).
 func (c *Conn) Transport() string {
 	switch {
+	case c.via:
+		return c.Spec.Transport
 	case c.stdio != nil:
 		return "stdio"
 	case c.http != nil && c.http.Legacy():
@@ -249,8 +257,12 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 	}
 	c := &Conn{Spec: spec}
 	start := time.Now()
-	switch spec.Transport {
-	case "stdio":
+	switch {
+	case opts.Via != nil:
+		if err := c.dialVia(ctx, opts, &popts); err != nil {
+			return nil, err
+		}
+	case spec.Transport == "stdio":
 		st := &transport.Stdio{
 			Command:         spec.Command,
 			Args:            spec.Args,
@@ -296,7 +308,7 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 			return nil, explain(spec.Name, PhaseInitialize, err, conn)
 		}
 		c.Session = sess
-	case "http", "sse":
+	case spec.Transport == "http" || spec.Transport == "sse":
 		client := opts.HTTPClient
 		if opts.Record != nil {
 			client = opts.Record.httpClient(spec.Name, client)
@@ -325,10 +337,27 @@ func Dial(ctx context.Context, spec *Spec, opts *DialOptions) (*Conn, error) {
 	if opts.Record != nil {
 		opts.Record.session(spec.Name, c)
 	}
-	if !pinned {
+	if !pinned && !c.via {
 		opts.EraCache.Store(spec, c.Era(), c.ProtocolVersion())
 	}
 	return c, nil
+}
+
+// dialVia starts the session over opts.Via's connection.
+func (c *Conn) dialVia(ctx context.Context, opts *DialOptions, popts *protocol.Options) error {
+	start := time.Now()
+	rwc, err := opts.Via(ctx)
+	if err != nil {
+		return &ServerError{Server: c.Spec.Name, Phase: PhaseConnect, Err: err}
+	}
+	c.via = true
+	c.Spawn = time.Since(start)
+	sess, err := protocol.Connect(ctx, protocol.RecordStream(transport.LineConn(rwc), opts.recorder(c.Spec)), popts)
+	if err != nil {
+		return explain(c.Spec.Name, PhaseInitialize, err, nil)
+	}
+	c.Session = sess
+	return nil
 }
 
 // recorder is what records the messages of spec's session: nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"runtime/debug"
@@ -186,6 +187,11 @@ type Options struct {
 	// definition pins none ("protocolVersion"); "" detects each server's
 	// era. A legacy pin accepts an older legacy answer.
 	ProtocolVersion string
+	// Via, when set, is asked before each start of a server: a
+	// connection to it already made (a session's socket, past its
+	// handshake) and the revision to speak over it, with ok; !ok starts
+	// the server as usual. See DialOptions.Via.
+	Via func(ctx context.Context, def *config.Server) (conn io.ReadWriteCloser, protocolVersion string, ok bool)
 }
 
 // A Manager holds sessions with many servers. Its methods may be called

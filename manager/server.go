@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"reflect"
 	"slices"
@@ -284,6 +285,14 @@ func (s *server) start(done chan struct{}) {
 		pinned := *spec
 		pinned.ProtocolVersion = m.opts.ProtocolVersion
 		spec = &pinned
+	}
+	if m.opts.Via != nil {
+		if rwc, version, ok := m.opts.Via(ctx, s.def); ok {
+			opts.Via = func(context.Context) (io.ReadWriteCloser, error) { return rwc, nil }
+			pinned := *spec
+			pinned.ProtocolVersion = version
+			spec = &pinned
+		}
 	}
 	m.logf(name, "%s: starting", name)
 	m.learnTokens(s.def)
