@@ -129,6 +129,9 @@ func commands() []*command {
 		{name: "prompt", usage: "prompt TARGET NAME [k=v…] [--json]", short: "get a prompt", run: runPrompt},
 		{name: "complete", usage: "complete TARGET (--prompt NAME | --resource URI) ARG VALUE", short: "ask for completions of an argument", run: runComplete},
 		{name: "proxy", usage: "proxy TARGET [--listen ADDR [--listen-public] [--bearer-token-env-var NAME | --no-auth]]", short: "serve TARGET to a host over stdio (or --listen: streamable HTTP), mcpwire keeping its tokens and process", run: runProxy},
+		{name: "connect", usage: "connect NAME [--idle 30m] [--json]", short: "start a configured server once and keep it in a session: call, read, prompt, test and list use it", run: runConnect},
+		{name: "sessions", usage: "sessions [--json]", short: "the sessions connect keeps: pid, since, idle, calls, state", run: runSessions},
+		{name: "disconnect", usage: "disconnect NAME | --all [--json]", short: "end a session (its server stops)", run: runDisconnect},
 		{name: "serve", usage: "serve [NAMES…] [--wait DURATION]", short: "the configured servers as one MCP server over stdio: their tools under the manager's names", run: runServe},
 		{name: "login", usage: "login NAME [--no-browser] [--device | --no-device] [--scopes S] [--force] [--json | --events]", short: "log in to an OAuth-protected server", run: runLogin},
 		{name: "logout", usage: "logout NAME", short: "forget (and revoke) a server's tokens", run: runLogout},
@@ -158,6 +161,7 @@ func commands() []*command {
 		{name: "man", usage: "man", short: "the manual page, as roff (man -l <(mcpwire man))", run: runMan},
 		{name: "version", usage: "version", short: "print the version", run: runVersion},
 		{name: "serve-demo", hidden: true, run: runServeDemo},
+		{name: "session-daemon", hidden: true, run: runSessionDaemon},
 		{name: "__complete", hidden: true, run: runCompleteWords},
 	}
 }

@@ -43,6 +43,23 @@ type jError struct {
 	Stderr  string   `json:"stderr"`
 }
 
+type jSessions struct {
+	Sessions []struct {
+		Name             string `json:"name"`
+		Pid              int    `json:"pid"`
+		ServerPid        int    `json:"serverPid"`
+		Since            string `json:"since"`
+		IdleSeconds      int    `json:"idleSeconds"`
+		IdleLimitSeconds int    `json:"idleLimitSeconds"`
+		Calls            int    `json:"calls"`
+		State            string `json:"state"`
+		Transport        string `json:"transport"`
+		Protocol         string `json:"protocol"`
+		Restarts         int    `json:"restarts"`
+		Error            string `json:"error,omitempty"`
+	} `json:"sessions"`
+}
+
 type jFailure struct {
 	Error jError `json:"error"`
 }
@@ -689,38 +706,39 @@ var docSections = map[string]reflect.Type{
 	"login":                                reflect.TypeFor[jLogin](),
 	"logout":                               reflect.TypeFor[jLogout](),
 	"add, add-json, rename, remove, enable, disable, approve, revoke": reflect.TypeFor[jConfig](),
-	"get":              reflect.TypeFor[jGet](),
-	"search":           reflect.TypeFor[jSearch](),
-	"install, upgrade": reflect.TypeFor[jInstall](),
-	"outdated":         reflect.TypeFor[jOutdated](),
-	"sync":             reflect.TypeFor[jSync](),
-	"doctor":           reflect.TypeFor[jDoctor](),
-	"import":           reflect.TypeFor[jImport](),
-	"tool TARGET NAME": reflect.TypeFor[jToolDoc](),
-	"probe":            reflect.TypeFor[jProbe](),
-	"Events":           reflect.TypeFor[jEvent](),
-	"snapshot":         reflect.TypeFor[jSnapshot](),
-	"snapshot -o":      reflect.TypeFor[jSnapshotOut](),
-	"budget":           reflect.TypeFor[jBudget](),
-	"diff":             reflect.TypeFor[jDiff](),
-	"verify":           reflect.TypeFor[jVerify](),
-	"completion":       reflect.TypeFor[jCompletion](),
-	"man":              reflect.TypeFor[jMan](),
-	"help":             reflect.TypeFor[jHelp](),
-	"version":          reflect.TypeFor[jVersion](),
-	"error":            reflect.TypeFor[jError](),
-	"implementation":   reflect.TypeFor[jImplementation](),
-	"surface":          reflect.TypeFor[jSurface](),
-	"icon":             reflect.TypeFor[jIcon](),
-	"capabilities":     reflect.TypeFor[jCapabilities](),
-	"tool":             reflect.TypeFor[jTool](),
-	"toolAnnotations":  reflect.TypeFor[jToolAnnotations](),
-	"resource":         reflect.TypeFor[jResource](),
-	"resourceTemplate": reflect.TypeFor[jResourceTemplate](),
-	"annotations":      reflect.TypeFor[jAnnotations](),
-	"prompt (shape)":   reflect.TypeFor[jPrompt](),
-	"content":          reflect.TypeFor[jContent](),
-	"resourceContents": reflect.TypeFor[jResourceContents](),
+	"get":                           reflect.TypeFor[jGet](),
+	"search":                        reflect.TypeFor[jSearch](),
+	"install, upgrade":              reflect.TypeFor[jInstall](),
+	"outdated":                      reflect.TypeFor[jOutdated](),
+	"sync":                          reflect.TypeFor[jSync](),
+	"doctor":                        reflect.TypeFor[jDoctor](),
+	"import":                        reflect.TypeFor[jImport](),
+	"tool TARGET NAME":              reflect.TypeFor[jToolDoc](),
+	"probe":                         reflect.TypeFor[jProbe](),
+	"Events":                        reflect.TypeFor[jEvent](),
+	"snapshot":                      reflect.TypeFor[jSnapshot](),
+	"snapshot -o":                   reflect.TypeFor[jSnapshotOut](),
+	"budget":                        reflect.TypeFor[jBudget](),
+	"diff":                          reflect.TypeFor[jDiff](),
+	"verify":                        reflect.TypeFor[jVerify](),
+	"completion":                    reflect.TypeFor[jCompletion](),
+	"man":                           reflect.TypeFor[jMan](),
+	"help":                          reflect.TypeFor[jHelp](),
+	"version":                       reflect.TypeFor[jVersion](),
+	"connect, sessions, disconnect": reflect.TypeFor[jSessions](),
+	"error":                         reflect.TypeFor[jError](),
+	"implementation":                reflect.TypeFor[jImplementation](),
+	"surface":                       reflect.TypeFor[jSurface](),
+	"icon":                          reflect.TypeFor[jIcon](),
+	"capabilities":                  reflect.TypeFor[jCapabilities](),
+	"tool":                          reflect.TypeFor[jTool](),
+	"toolAnnotations":               reflect.TypeFor[jToolAnnotations](),
+	"resource":                      reflect.TypeFor[jResource](),
+	"resourceTemplate":              reflect.TypeFor[jResourceTemplate](),
+	"annotations":                   reflect.TypeFor[jAnnotations](),
+	"prompt (shape)":                reflect.TypeFor[jPrompt](),
+	"content":                       reflect.TypeFor[jContent](),
+	"resourceContents":              reflect.TypeFor[jResourceContents](),
 }
 
 // sharedShapes are the types documented once, under "### …".
@@ -1053,6 +1071,14 @@ func TestJSONDocuments(t *testing.T) {
 		{[]string{"help", "--json"}, 0, reflect.TypeFor[jHelp]()},
 		{[]string{"help", "diff", "--json"}, 0, reflect.TypeFor[jHelp]()},
 		{[]string{"version", "--json"}, 0, reflect.TypeFor[jVersion]()},
+		{[]string{"sessions", "--json"}, 0, reflect.TypeFor[jSessions]()},
+		{[]string{"connect", "d1", "--json"}, 0, reflect.TypeFor[jSessions]()},
+		{[]string{"connect", "d1", "--json"}, 0, reflect.TypeFor[jSessions]()},
+		{[]string{"call", "d1", "echo", "text=through the session", "--json"}, 0, reflect.TypeFor[jCall]()},
+		{[]string{"sessions", "--json"}, 0, reflect.TypeFor[jSessions]()},
+		{[]string{"disconnect", "d1", "--json"}, 0, reflect.TypeFor[jSessions]()},
+		{[]string{"disconnect", "--all", "--json"}, 0, reflect.TypeFor[jSessions]()},
+		{[]string{"disconnect", "d1", "--json"}, ExitUsage, reflect.TypeFor[jFailure]()},
 		{[]string{"remove", "d2", "--json"}, 0, reflect.TypeFor[jConfig]()},
 		{[]string{"search", "demo", "--registry", reg.URL, "--json"}, 0, reflect.TypeFor[jSearch]()},
 		{[]string{"install", "io.test/demo@1.0.0", "--registry", reg.URL, "-s", "project", "--yes", "--json"}, 0, reflect.TypeFor[jInstall]()},

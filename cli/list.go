@@ -70,6 +70,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	fs.BoolVar(&cached, "cached", false, "answer from the home's list cache where it has the server (with its age); connect only the others")
 	fs.BoolVar(&offline, "offline", false, "never connect: the list cache's entries, and nothing for the servers it lacks")
 	startup := fs.Duration("startup-timeout", manager.DefaultStartup, "bound each server's start")
+	noSession := fs.Bool("no-session", false, "start every server, even those a session (connect) keeps")
 	inv.junitFlag(fs)
 	pos, _, _, err := parseArgs(fs, args)
 	if err != nil {
@@ -96,6 +97,9 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	mopts := manager.Options{Config: cfg, Home: h, Environ: inv.env.Environ(), StartupTimeout: *startup,
 		NeedsLogin: inv.needsLogin(h), OnChange: onChange, OnNotice: onNotice,
 		ReapOrphans: inv.env.ReapOrphans, Hurry: inv.env.Hurry, ProtocolVersion: pin}
+	if !*noSession {
+		mopts.Via = inv.managerVia(home, *startup)
+	}
 	m, err := manager.New(mopts)
 	if err != nil {
 		return err

@@ -45,6 +45,9 @@ type targetFlags struct {
 	pinned *surface.Client
 	// record is --record FILE: every message of the session, as JSON Lines.
 	record string
+	// noSession is --no-session: start the server even when a session
+	// (mcpwire connect) keeps it.
+	noSession bool
 }
 
 func (tf *targetFlags) register(fs *flag.FlagSet) {
@@ -62,6 +65,7 @@ func (tf *targetFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&tf.allowHTTP, "allow-http", false, "allow plain http to a URL target that is not loopback (a CI service container); warns, and never sends a token")
 	fs.Var(&tf.maxMessage, "max-message-bytes", "the largest message read from the server (a line, a body, an event), in bytes or with KiB, MiB, GiB (default: the definition's maxMessageBytes, else 256MiB)")
 	fs.StringVar(&tf.traceparent, "traceparent", "", "put every request in the W3C trace `TRACEPARENT` (_meta traceparent, with $TRACESTATE and $BAGGAGE; default $TRACEPARENT)")
+	fs.BoolVar(&tf.noSession, "no-session", false, "start a configured server for this command even when a session (connect) keeps it")
 	fs.StringVar(&tf.protocol, "protocol", "", "pin the MCP revision `VERSION` ("+strings.Join(protocol.SupportedVersions(), ", ")+"); default: detect the server's era")
 }
 
@@ -200,6 +204,7 @@ func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, 
 	budget := tf.startupBudget(spec)
 	sctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
+	inv.viaSession(sctx, t, tf, opts)
 	stop := inv.spinner("connecting to " + spec.Name)
 	conn, err := manager.Dial(sctx, spec, opts)
 	stop()

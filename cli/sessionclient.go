@@ -1,0 +1,157 @@
+package cli
+
+// The client side of sessions: find the home's daemon, trust it or not,
+// and hand a configured server's MCP stream to the command's one path.
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/safe"
+	"github.com/mcpwire/mcpwire/manager"
+)
+
+// dialDaemon connects to the daemon at p and reads its hello: the socket
+// and its folder checked first, the peer after, the hello bounded.
+func dialDaemon(ctx context.Context, p sessionPaths) (*wireConn, error) {
+	if err := checkPrivate(p.dir, true); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, errNoDaemon
+		}
+		return nil, err
+	}
+	if err := checkPrivate(p.sock, false); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, errNoDaemon
+		}
+		return nil, err
+	}
+	d := net.Dialer{Timeout: helloWait}
+	c, err := d.DialContext(ctx, "unix", p.sock)
+	if err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, os.ErrNotExist) {
+			return nil, errNoDaemon
+		}
+		return nil, err
+	}
+	if err := checkPeer(c); err != nil {
+		c.Close()
+		return nil, err
+	}
+	wc := newWireConn(c)
+	c.SetReadDeadline(time.Now().Add(helloWait))
+	var h wireHello
+	if err := readWireLine(wc.r, &h); err != nil || h.Daemon <= 0 {
+		c.Close()
+		if err == nil {
+			err = errors.New("no pid in its hello")
+		}
+		return nil, &silentError{p.sock, err}
+	}
+	c.SetReadDeadline(time.Time{})
+	return wc, nil
+}
+
+// ask sends req and reads the answer within d.
+func (c *wireConn) ask(req *wireRequest, d time.Duration) (*wireAnswer, error) {
+	c.SetDeadline(time.Now().Add(d))
+	defer c.SetDeadline(time.Time{})
+	if err := writeWireLine(c, req); err != nil {
+		return nil, err
+	}
+	var a wireAnswer
+	if err := readWireLine(c.r, &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// sessionPathsOf is the session files of the home the command uses.
+func (inv *invocation) sessionPathsOf(home string) sessionPaths {
+	return pathsOf(home, inv.env.Getenv)
+}
+
+// digestOf is the approval digest of a configured target's definition.
+func digestOf(t *target) string {
+	ap, err := config.OpenApprovals(t.home)
+	if err != nil {
+		return ""
+	}
+	return ap.Digest(t.server)
+}
+
+// sessionVia returns the connection to t's session, past its handshake,
+// and the revision its server speaks; ok is false when t has no usable
+// session (then the command starts the server itself, as without one).
+// A session whose definition changed or was revoked ends; a socket that
+// is not trusted is said so and left unused.
+func (inv *invocation) sessionVia(ctx context.Context, t *target, budget time.Duration) (c *wireConn, version string, ok bool) {
+	if t.server == nil || t.home == "" {
+		return nil, "", false
+	}
+	p := inv.sessionPathsOf(t.home)
+	if _, err := os.Lstat(p.sock); err != nil {
+		return nil, "", false // the common case: no daemon, nothing to ask
+	}
+	c, err := dialDaemon(ctx, p)
+	if err != nil {
+		inv.notTrusted(err)
+		return nil, "", false
+	}
+	a, err := c.ask(&wireRequest{Op: opMCP, Name: t.server.Name, Dir: inv.env.Dir, Digest: digestOf(t)}, budget)
+	if err != nil || !a.OK {
+		c.Close()
+		if err == nil && a.Ended {
+			inv.say("%s: its session ended: %s\n", safe.Sanitize(t.server.Name), safe.Sanitize(a.Error))
+		}
+		return nil, "", false
+	}
+	return c, a.Protocol, true
+}
+
+// notTrusted says why a daemon's socket was not used (a stale one is
+// not news).
+func (inv *invocation) notTrusted(err error) {
+	var ue *untrustedError
+	var se *silentError
+	switch {
+	case errors.As(err, &ue), errors.As(err, &se):
+		inv.say("warning: %s; not used\n", safe.Sanitize(err.Error()))
+	}
+}
+
+// viaSession points opts at t's session when it has one: the command's
+// path stays the one of a direct start.
+func (inv *invocation) viaSession(ctx context.Context, t *target, tf *targetFlags, opts *manager.DialOptions) {
+	if tf.noSession || tf.verbose || t.server == nil {
+		return
+	}
+	c, version, ok := inv.sessionVia(ctx, t, tf.startupBudget(t.spec))
+	if !ok {
+		return
+	}
+	if tf.protocol != "" && tf.protocol != version {
+		c.Close() // pinned to another revision than the session's
+		return
+	}
+	opts.Via = func(context.Context) (io.ReadWriteCloser, error) { return c, nil }
+	opts.Protocol.ProtocolVersion = version
+}
+
+// managerVia is the manager's Via: the session of each configured
+// server of home that has one.
+func (inv *invocation) managerVia(home string, budget time.Duration) func(context.Context, *config.Server) (io.ReadWriteCloser, string, bool) {
+	return func(ctx context.Context, s *config.Server) (io.ReadWriteCloser, string, bool) {
+		c, version, ok := inv.sessionVia(ctx, &target{server: s, home: home}, budget)
+		if !ok {
+			return nil, "", false
+		}
+		return c, version, true
+	}
+}

@@ -1,0 +1,107 @@
+package cli
+
+// Where a home's session daemon is reached, and what makes its socket
+// trusted: a folder of ours, 0700, holding a socket of ours, 0600, whose
+// listener answers within a bound (and, on Linux, is a process of ours).
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// helloWait bounds the wait for a daemon's first line: a listener that
+// says nothing within it is not a daemon of ours.
+const helloWait = 2 * time.Second
+
+// sessionPaths are the files of a home's session daemon.
+type sessionPaths struct {
+	dir  string // 0700: $XDG_RUNTIME_DIR/mcpwire-<hash of the home>, else <home>/sessions
+	sock string // the daemon's socket, 0600
+	lock string // held while a daemon is found or started
+	log  string // the daemon's stdout and stderr, in the home
+}
+
+// pathsOf returns the session files of home: one daemon per user and home.
+func pathsOf(home string, getenv func(string) string) sessionPaths {
+	dir := filepath.Join(home, "sessions")
+	if rt := getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
+		sum := sha256.Sum256([]byte(filepath.Clean(home)))
+		dir = filepath.Join(rt, "mcpwire-"+hex.EncodeToString(sum[:6]))
+	}
+	return sessionPaths{dir: dir, sock: filepath.Join(dir, "daemon.sock"), lock: filepath.Join(dir, "daemon.lock"),
+		log: filepath.Join(home, "sessions.log")}
+}
+
+// An untrustedError says the session folder or socket is not ours alone.
+type untrustedError struct {
+	path, why string
+}
+
+func (e *untrustedError) Error() string {
+	return fmt.Sprintf("session socket %s is not trusted: %s", e.path, e.why)
+}
+
+// errNoDaemon says no daemon listens: no socket, or a stale one.
+var errNoDaemon = errors.New("no session daemon")
+
+// A silentError says a listener did not answer as a daemon within a bound.
+type silentError struct {
+	path string
+	err  error
+}
+
+func (e *silentError) Error() string {
+	return fmt.Sprintf("the session daemon at %s did not answer within %v: %v", e.path, helloWait, e.err)
+}
+
+// makeDir creates the session folder (0700) when missing and checks it.
+func (p sessionPaths) makeDir() error {
+	if err := os.MkdirAll(p.dir, 0o700); err != nil {
+		return fmt.Errorf("creating the session folder: %w", err)
+	}
+	return checkPrivate(p.dir, true)
+}
+
+// checkPrivate refuses a folder (dir) or socket that is a symlink, is
+// not ours, or that others may reach.
+func checkPrivate(path string, dir bool) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	want, kind := os.ModeSocket, "a socket"
+	if dir {
+		want, kind = os.ModeDir, "a folder"
+	}
+	switch {
+	case fi.Mode().Type() != want:
+		return &untrustedError{path, "not " + kind + " (" + fi.Mode().Type().String() + ")"}
+	case fi.Mode().Perm()&0o077 != 0:
+		return &untrustedError{path, fmt.Sprintf("mode %04o: others may reach it", fi.Mode().Perm())}
+	}
+	if uid, ok := ownerOf(fi); ok && uid != os.Getuid() {
+		return &untrustedError{path, fmt.Sprintf("owned by uid %d, not %d", uid, os.Getuid())}
+	}
+	return nil
+}
+
+// removeIfNotDir removes path unless it is a folder; a missing path is
+// no error.
+func removeIfNotDir(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return &untrustedError{path, "a folder"}
+	}
+	return os.Remove(path)
+}
