@@ -219,6 +219,8 @@ var directWriters = map[string]string{
 	"runReplay":        "stdout is the MCP stream to the client (JSON-RPC, encoded by jsonrpc); diagnostics go to stderr through safe.NewTextWriter",
 	"OSEnv":            "hands the process's streams to Env; writes nothing",
 	"terminalColumns":  "asks the terminal's width; writes nothing",
+	"sessionInv":       "sets a session's streams (stdout to io.Discard) for the daemon; writes nothing",
+	"dial":             "a session's server diagnostics go to the daemon's log through safe.NewTextWriter",
 }
 
 // TestEscaperDirectWrites fails when a function of cli that is not one

@@ -26,6 +26,9 @@ var readAllowed = map[string]string{
 	// The controlling terminal: the answer to a prompt, typed by the
 	// person at it, one line at a time; not a file of anyone's.
 	"cli/prompt_unix.go": "the terminal (/dev/tty) of a prompt",
+	// The session daemon's log (appended to, never read) and the pipe
+	// that tells its starter it listens (written, never read).
+	"cli/daemon_unix.go": "opens the session daemon's log to append to it, and its ready pipe to write it; reads nothing",
 	// A sandbox's paths, opened with O_PATH to name them to Landlock.
 	"procgroup/sandbox_linux.go": "opens sandbox paths with O_PATH for Landlock rules, reads nothing",
 }

@@ -202,21 +202,20 @@ func (inv *invocation) printSessions(ss []sessionInfo, verb string) error {
 		inv.writeJSON(sessionsDoc{docHeader: inv.header(true), Sessions: ss})
 		return nil
 	}
-	out := inv.env.Stdout
 	if verb != "" {
 		for _, s := range ss {
-			fmt.Fprintf(out, "%s %s (%s, %s, session daemon pid %d)\n", verb, safe.Sanitize(s.Name), s.Transport, s.Protocol, s.Pid)
+			inv.printf("%s %s (%s, %s, session daemon pid %d)\n", verb, safe.Sanitize(s.Name), s.Transport, s.Protocol, s.Pid)
 		}
 		return nil
 	}
 	if len(ss) == 0 {
-		fmt.Fprintln(out, "no sessions")
+		inv.printf("no sessions\n")
 		return nil
 	}
-	fmt.Fprintf(out, "%-20s %-8s %-20s %-8s %-6s %s\n", "NAME", "PID", "SINCE", "IDLE", "CALLS", "STATE")
+	inv.printf("%-20s %-8s %-20s %-8s %-6s %s\n", "NAME", "PID", "SINCE", "IDLE", "CALLS", "STATE")
 	for _, s := range ss {
 		idle := (time.Duration(s.IdleSeconds) * time.Second).String()
-		fmt.Fprintf(out, "%-20s %-8d %-20s %-8s %-6d %s\n", safe.Sanitize(s.Name), s.Pid, s.Since, idle, s.Calls, s.State)
+		inv.printf("%-20s %-8d %-20s %-8s %-6d %s\n", safe.Sanitize(s.Name), s.Pid, s.Since, idle, s.Calls, s.State)
 	}
 	return nil
 }

@@ -104,12 +104,7 @@ func runSessionDaemon(ctx context.Context, inv *invocation, args []string) error
 	if err != nil {
 		return fail(ExitServer, "session", err)
 	}
-	if *readyFD > 0 {
-		if f := os.NewFile(uintptr(*readyFD), "ready"); f != nil {
-			f.Write([]byte("ready\n"))
-			f.Close()
-		}
-	}
+	signalReady(*readyFD)
 	ctx, cancel := context.WithCancel(ctx)
 	d := &daemon{inv: inv, home: home, ctx: ctx, stop: cancel, slots: make(chan struct{}, maxClients), sessions: map[string]*liveSession{}}
 	inv.say("session daemon %d listening on %s\n", os.Getpid(), p.sock)
