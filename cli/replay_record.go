@@ -142,40 +142,33 @@ func owner(pending map[string]*inFlight, latest *inFlight, server string, m reco
 // and the progressToken _meta held.
 func newRecordedCall(method string, params json.RawMessage) *recordedCall {
 	c := &recordedCall{method: method}
-	c.params, c.raw = paramsOf(params)
-	c.token = progressToken(params)
+	c.params, c.raw, c.token = paramsOf(params)
 	return c
 }
 
-// paramsOf decodes params for matching: an object without _meta (no
-// params: {}, as the modern era sends _meta alone) nor empty arguments,
-// or the raw text.
-func paramsOf(raw json.RawMessage) (map[string]any, string) {
+// paramsOf decodes params for matching, in one pass: an object without
+// _meta (no params: {}, as the modern era sends _meta alone) nor empty
+// arguments, or the raw text; and the progressToken _meta held.
+func paramsOf(raw json.RawMessage) (params map[string]any, text string, token json.RawMessage) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return map[string]any{}, ""
+		return map[string]any{}, "", nil
 	}
 	var v map[string]any
-	if json.Unmarshal(raw, &v) != nil || v == nil {
-		return nil, string(raw)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers as written: a token is sent back exactly
+	if dec.Decode(&v) != nil || v == nil || dec.InputOffset() < int64(len(bytes.TrimRight(raw, " \t\r\n"))) {
+		return nil, string(raw), nil
+	}
+	if meta, ok := v["_meta"].(map[string]any); ok {
+		if t, ok := meta["progressToken"]; ok && t != nil {
+			token, _ = json.Marshal(t)
+		}
 	}
 	delete(v, "_meta")
 	if a, ok := v["arguments"].(map[string]any); ok && len(a) == 0 {
 		delete(v, "arguments") // no arguments, as an SDK sends them or not
 	}
-	return v, ""
-}
-
-// progressToken is params._meta.progressToken, or nil.
-func progressToken(params json.RawMessage) json.RawMessage {
-	var p struct {
-		Meta struct {
-			Token json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil || string(p.Meta.Token) == "null" {
-		return nil
-	}
-	return p.Meta.Token
+	return v, "", token
 }
 
 // identity takes the server's name, capabilities and instructions from
