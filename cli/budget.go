@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
@@ -174,7 +175,9 @@ func (inv *invocation) budgetOf(ctx context.Context, tf *targetFlags, sa sideArg
 		bs.Tools = append(bs.Tools, budgetTool{Name: tool.Name, Bytes: n, Tokens: tokensOf(n)})
 	}
 	bs.Tokens = tokensOf(bs.Bytes)
-	slices.SortStableFunc(bs.Tools, func(a, b budgetTool) int { return b.Bytes - a.Bytes })
+	// sort.SliceStable, not slices.SortStableFunc: a struct type of its
+	// own would bring a dozen sort functions of its shape into the binary.
+	sort.SliceStable(bs.Tools, func(i, j int) bool { return bs.Tools[i].Bytes > bs.Tools[j].Bytes })
 	return bs, nil
 }
 
@@ -202,11 +205,12 @@ func proposeTools(rep *budgetReport, maxTokens int, calls map[string]map[string]
 			all = append(all, cand{s, t, counts[t.Name]})
 		}
 	}
-	slices.SortStableFunc(all, func(a, b cand) int {
-		if d := b.calls - a.calls; d != 0 {
-			return d
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.calls != b.calls {
+			return a.calls > b.calls
 		}
-		return a.t.Bytes - b.t.Bytes
+		return a.t.Bytes < b.t.Bytes
 	})
 	for _, c := range all {
 		if tokensOf(used+c.t.Bytes) > maxTokens {
@@ -240,7 +244,7 @@ func (inv *invocation) printBudget(rep *budgetReport, top int) {
 			tools = append(tools, named{s.Server, t})
 		}
 	}
-	slices.SortStableFunc(tools, func(a, b named) int { return b.t.Bytes - a.t.Bytes })
+	sort.SliceStable(tools, func(i, j int) bool { return tools[i].t.Bytes > tools[j].t.Bytes })
 	if len(tools) > 0 && top > 0 {
 		inv.printf("\ncostliest tools:\n")
 	}

@@ -64,15 +64,7 @@ func Diff(old, new *Snapshot) ([]Change, error) {
 	diffKeyed(d, "resource", old.Resources, new.Resources, func(r *Resource) string { return r.URI }, d.resource)
 	diffKeyed(d, "resourceTemplate", old.ResourceTemplates, new.ResourceTemplates, func(t *Template) string { return t.URITemplate }, d.template)
 	diffKeyed(d, "prompt", old.Prompts, new.Prompts, func(p *protocol.Prompt) string { return p.Name }, d.prompt)
-	slices.SortStableFunc(d.changes, func(a, b Change) int {
-		if a.Class != b.Class {
-			if a.Class == Breaking {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
+	sort.SliceStable(d.changes, func(i, j int) bool { return d.changes[i].Class == Breaking && d.changes[j].Class != Breaking })
 	return d.changes, nil
 }
 

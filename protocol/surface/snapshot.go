@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -125,7 +126,7 @@ func New(server string, init *protocol.InitializeResult, l *Listing) (*Snapshot,
 	}
 	for _, p := range l.Prompts {
 		sp := &protocol.Prompt{Name: p.Name, Title: p.Title, Description: p.Description, Arguments: slices.Clone(p.Arguments)}
-		slices.SortStableFunc(sp.Arguments, func(a, b protocol.PromptArgument) int { return strings.Compare(a.Name, b.Name) })
+		sort.SliceStable(sp.Arguments, func(i, j int) bool { return sp.Arguments[i].Name < sp.Arguments[j].Name })
 		s.Prompts = append(s.Prompts, sp)
 	}
 	s.sort()
