@@ -494,15 +494,14 @@ func (d *doctor) oauth(ctx context.Context, challenges []oauth.Challenge) {
 	// The endpoint rules (https; loopback http only for a loopback server)
 	// follow the server this doctor checks.
 	ctx = oauth.WithServerURL(ctx, d.spec.URL)
+	var o config.OAuth
+	if d.opts.Server != nil && d.opts.Server.OAuth != nil {
+		o = *d.opts.Server.OAuth
+	}
 	prm, err := oauth.DiscoverResource(ctx, client, d.spec.URL, challenges)
 	switch {
-	case err == nil && len(prm.AuthorizationServers) > 0:
-		as, aerr := oauth.DiscoverAuthServer(ctx, client, prm.AuthorizationServers[0])
-		if aerr != nil {
-			d.fail("oauth", "authorization server metadata: "+aerr.Error(), "the authorization server's metadata cannot be read; login will fail")
-		} else {
-			d.ok("oauth", "authorization server "+safe.RedactURL(as.Issuer))
-		}
+	case err == nil && (len(prm.AuthorizationServers) > 0 || o.AuthServerMetadataURL != "" || o.AuthorizationServer != ""):
+		d.authServer(ctx, client, prm, &o)
 	case err == nil:
 		d.set(&Check{Phase: "oauth", Status: CheckWarn, Detail: "the resource metadata names no authorization server"})
 	case errors.Is(err, oauth.ErrNoResourceMetadata):
@@ -524,6 +523,33 @@ func (d *doctor) oauth(ctx context.Context, challenges []oauth.Challenge) {
 		c.Status, c.Hint = CheckWarn, st.Warning
 	}
 	d.set(c)
+}
+
+// authServer checks the authorization server's metadata as login reads
+// it: the definition's authServerMetadataUrl, else its
+// authorization_server, else the resource metadata's first; and says
+// whether a device login is offered.
+func (d *doctor) authServer(ctx context.Context, client *http.Client, prm *oauth.ProtectedResourceMetadata, o *config.OAuth) {
+	var as *oauth.AuthServerMetadata
+	var err error
+	detail := ""
+	switch {
+	case o.AuthServerMetadataURL != "":
+		as, err = oauth.FetchAuthServerMetadata(ctx, client, o.AuthServerMetadataURL)
+		detail = " (metadata from " + safe.RedactURL(o.AuthServerMetadataURL) + ", oauth.authServerMetadataUrl)"
+	case o.AuthorizationServer != "":
+		as, err = oauth.DiscoverAuthServer(ctx, client, o.AuthorizationServer)
+	default:
+		as, err = oauth.DiscoverAuthServer(ctx, client, prm.AuthorizationServers[0])
+	}
+	if err != nil {
+		d.fail("oauth", "authorization server metadata: "+err.Error(), "the authorization server's metadata cannot be read; login will fail")
+		return
+	}
+	if as.DeviceAuthorizationEndpoint != "" {
+		detail += "; offers device login (login --device)"
+	}
+	d.ok("oauth", "authorization server "+safe.RedactURL(as.Issuer)+detail)
 }
 
 func lastLines(s string, n int) string {

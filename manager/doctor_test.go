@@ -313,3 +313,26 @@ func TestDoctorTLS(t *testing.T) {
 	checks = doctorChecks(t, &Spec{Name: "srv", Transport: "http", URL: strings.Replace(plain.URL, "http:", "https:", 1) + "/mcp"}, nil)
 	wantCheck(t, checks, "tls", CheckFail, "", "TLS handshake failed")
 }
+
+// TestDoctorOAuthAsLoginReads: the oauth check reads the authorization
+// server as login does: the definition's authServerMetadataUrl when it
+// has one; and says when the server offers a device login.
+func TestDoctorOAuthAsLoginReads(t *testing.T) {
+	f := fakeauth.New(t)
+	f.Mu.Lock()
+	f.Device = true
+	f.Mu.Unlock()
+	spec := &Spec{Name: "srv", Transport: "http", URL: f.URL + "/mcp"}
+	checks := doctorChecks(t, spec, &DoctorOptions{LoginCommand: "agent login srv"})
+	wantCheck(t, checks, "oauth", CheckOK, "authorization server "+f.URL, "offers device login")
+
+	home := t.TempDir()
+	writeFile(t, home, `{"mcpServers": {"srv": {"url": "`+f.URL+`/mcp", "oauth": {"authServerMetadataUrl": "`+f.URL+`/nosuch-metadata"}}}}`)
+	s := loadConfig(t, home).Server("srv")
+	spec, err := SpecFromConfig(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks = doctorChecks(t, spec, &DoctorOptions{LoginCommand: "agent login srv", Server: s})
+	wantCheck(t, checks, "oauth", CheckFail, "/nosuch-metadata", "login will fail")
+}

@@ -323,3 +323,19 @@ func discoverLegacy(ctx context.Context, client *http.Client, serverURL string) 
 		legacyDefaults:                true,
 	}, nil
 }
+
+// FetchAuthServerMetadata reads the authorization server metadata
+// document at u itself (a definition's authServerMetadataUrl, for a
+// server whose discovery is broken): no well-known path is tried and its
+// issuer is taken as it is. A missing document matches
+// ErrNoAuthServerMetadata.
+func FetchAuthServerMetadata(ctx context.Context, client *http.Client, u string) (*AuthServerMetadata, error) {
+	md, err := firstDocument(ctx, client, []string{u}, "reading the authorization server metadata", ParseAuthServerMetadata)
+	switch {
+	case err != nil:
+		return nil, err
+	case md == nil:
+		return nil, fmt.Errorf("reading the authorization server metadata %s: %w", safe.RedactURL(u), ErrNoAuthServerMetadata)
+	}
+	return md, nil
+}

@@ -115,12 +115,9 @@ func discover(ctx context.Context, client *http.Client, serverURL string, challe
 		return nil, chs, err
 	}
 	if len(metadataURL) > 0 && metadataURL[0] != "" {
-		md, err := firstDocument(ctx, client, metadataURL[:1], "reading the authorization server metadata", ParseAuthServerMetadata)
-		switch {
-		case err != nil:
+		md, err := FetchAuthServerMetadata(ctx, client, metadataURL[0])
+		if err != nil {
 			return nil, chs, err
-		case md == nil:
-			return nil, chs, fmt.Errorf("reading the authorization server metadata %s: %w", safe.RedactURL(metadataURL[0]), ErrNoAuthServerMetadata)
 		}
 		s.md, s.issuer = md, md.Issuer
 		log.printf("authorization server %s (metadata from %s)", safe.RedactURL(s.issuer), safe.RedactURL(metadataURL[0]))
