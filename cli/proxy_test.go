@@ -18,8 +18,8 @@ import (
 
 // TestProxyStdio: a host (mcpwire itself, a child process) reaches the
 // demo through `mcpwire proxy -- …` over pipes, in each era to each era:
-// calls, structured results, and an elicitation the target asks of a
-// legacy host.
+// calls, structured results, and an elicitation and a roots/list the
+// target asks of the host (of a modern host as input requests).
 func TestProxyStdio(t *testing.T) {
 	r := newRunner(t)
 	for _, c := range []struct{ name, host, target string }{
@@ -49,11 +49,15 @@ func TestProxyStdio(t *testing.T) {
 			if strings.TrimSpace(res.stdout) != "through the proxy" {
 				t.Fatalf("echo through the proxy:\n%s", res)
 			}
-			if c.host != "" {
-				res = r.run(t, words("ask", "--elicit", "defaults")...).want(t, 0)
-				if !strings.Contains(res.stdout, `"name":"Ada"`) {
-					t.Fatalf("the target's elicitation did not reach the host:\n%s", res)
-				}
+			// A legacy host is sent the target's request; a modern one
+			// gets input_required and sends its request again.
+			res = r.run(t, words("ask", "--elicit", "defaults")...).want(t, 0)
+			if !strings.Contains(res.stdout, `"name":"Ada"`) {
+				t.Fatalf("the target's elicitation did not reach the host:\n%s", res)
+			}
+			res = r.run(t, words("roots", "--root", r.dir)...).want(t, 0)
+			if !strings.Contains(res.stdout, "file://"+r.dir) {
+				t.Fatalf("the target's roots/list did not reach the host:\n%s", res)
 			}
 		})
 	}
@@ -70,16 +74,16 @@ func TestProxyListen(t *testing.T) {
 		t.Fatalf("the refusal does not say what to add:\n%s", res)
 	}
 
-	url, stop := startProxyListen(t, r, "--", r.bin, "serve-demo")
+	url, stop := startProxyListen(t, r, "--", r.bin, "serve-demo", "--era=legacy")
 	defer stop()
-	for _, pin := range []string{"", "--protocol=2025-11-25"} {
-		args := []string{"call", url, "echo", "text=over http"}
-		if pin != "" {
-			args = append(args, pin)
-		}
-		res := r.run(t, args...).want(t, 0)
+	for _, pin := range []string{"--protocol=2026-07-28", "--protocol=2025-11-25"} {
+		res := r.run(t, "call", url, "echo", "text=over http", pin).want(t, 0)
 		if strings.TrimSpace(res.stdout) != "over http" {
 			t.Fatalf("%s: echo through --listen:\n%s", pin, res)
+		}
+		res = r.run(t, "call", url, "ask", "--elicit", "defaults", pin).want(t, 0)
+		if !strings.Contains(res.stdout, `"name":"Ada"`) {
+			t.Fatalf("%s: the target's elicitation through --listen:\n%s", pin, res)
 		}
 	}
 }

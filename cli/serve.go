@@ -99,6 +99,7 @@ func runServe(ctx context.Context, inv *invocation, args []string) error {
 	}
 	sopts.Instructions = func() string { return "" }
 	sopts.KnownResource = func(string) bool { return true }
+	sopts.SessionEnded = hub.remove
 	sopts.NewSession = func(s *mcpserver.Session) mcpserver.Handler {
 		hub.add(s)
 		return sv.mux(s)

@@ -26,6 +26,13 @@ type serveHost struct {
 
 func (h *serveHub) add(s *mcpserver.Session) { h.peer(s, nil, context.Background()) }
 
+// remove forgets s, a session that ended.
+func (h *serveHub) remove(s *mcpserver.Session) {
+	h.mu.Lock()
+	delete(h.hosts, s)
+	h.mu.Unlock()
+}
+
 // host is s's entry; h.mu is held.
 func (h *serveHub) host(s *mcpserver.Session) *serveHost {
 	if h.hosts == nil {

@@ -28,11 +28,14 @@ type Forwarder struct {
 	hosts  map[*Session]Peer // the host sessions, with the peer of their last request
 	ready  chan struct{}
 	gate   ToolGate // nil: every tool passes
+
+	relays  map[string]*relay // by requestState: relays waiting for their host's input
+	running map[*relay]bool   // relays whose target request runs
 }
 
 // NewForwarder returns a Forwarder without a target yet.
 func NewForwarder() *Forwarder {
-	return &Forwarder{hosts: map[*Session]Peer{}, ready: make(chan struct{})}
+	return &Forwarder{hosts: map[*Session]Peer{}, ready: make(chan struct{}), relays: map[string]*relay{}, running: map[*relay]bool{}}
 }
 
 // Attach gives the forwarder its target; the server answers from then on.
@@ -126,10 +129,22 @@ func (f *Forwarder) askHost(ctx context.Context, method string, params, out any)
 		}
 	}
 	f.mu.Unlock()
-	if peer == nil {
-		return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "%s: the host behind the proxy cannot be asked (no legacy session)", method)
+	// The request of a modern host the ask belongs to; else the one
+	// running (a legacy target's request names none); else a legacy host.
+	r := relayOf(ctx)
+	if r == nil {
+		r = f.soleRelay()
 	}
-	raw, err := peer.Call(ctx, method, params)
+	var raw json.RawMessage
+	var err error
+	switch {
+	case r != nil:
+		raw, err = r.ask(ctx, method, params)
+	case peer != nil:
+		raw, err = peer.Call(ctx, method, params)
+	default:
+		return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "%s: the host behind the proxy cannot be asked (no legacy session, no request of a modern one)", method)
+	}
 	if err != nil {
 		return err
 	}
@@ -161,6 +176,11 @@ func (f *Forwarder) Options(base Options) Options {
 	}
 	base.Instructions = func() string { return init().Instructions }
 	base.KnownResource = func(string) bool { return true }
+	base.SessionEnded = func(s *Session) {
+		f.mu.Lock()
+		delete(f.hosts, s)
+		f.mu.Unlock()
+	}
 	base.NewSession = func(s *Session) Handler {
 		f.mu.Lock()
 		f.hosts[s] = nil
@@ -191,7 +211,12 @@ func (fs *forwardSession) Serve(ctx context.Context, p Peer, req *jsonrpc.Reques
 	if err := gateCall(g, req); err != nil {
 		return nil, err
 	}
-	res, err := forward(ctx, t, p, req)
+	var res any
+	if mr := Modern(ctx); mr != nil && asksInput(mr, req.Method) {
+		res, err = fs.f.relayed(ctx, mr, func(rctx context.Context) (any, error) { return forward(rctx, t, p, req) })
+	} else {
+		res, err = forward(ctx, t, p, req)
+	}
 	if err == nil {
 		res = gateList(ctx, g, req, res)
 	}

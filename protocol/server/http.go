@@ -482,6 +482,7 @@ func (h *HTTPHandler) session(r *http.Request, isRequest bool) (*httpSession, in
 			delete(h.sessions, id)
 			h.mu.Unlock()
 			s.cancel()
+			h.srv.ended(s.srv)
 			h.srv.Logf("session expired after %d requests (--expire-after)", h.srv.opts.ExpireAfter)
 			return nil, http.StatusNotFound, "session expired"
 		}
@@ -799,5 +800,6 @@ func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
 	delete(h.sessions, sess.id)
 	h.mu.Unlock()
 	sess.cancel()
+	h.srv.ended(sess.srv)
 	w.WriteHeader(http.StatusOK)
 }

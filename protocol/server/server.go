@@ -162,6 +162,9 @@ type Options struct {
 	MirroredParams func(tool string) map[string]string
 	// KnownResource reports whether a subscription may name uri.
 	KnownResource func(uri string) bool
+	// SessionEnded, when set, is told that a legacy HTTP session ended
+	// (DELETE, or expired): its Handler gets no more requests.
+	SessionEnded func(*Session)
 
 	// Log receives diagnostics, each line starting with LogPrefix + ": ";
 	// Verbose adds one per message received.
@@ -215,6 +218,13 @@ func New(opts Options) *Server {
 		w = io.Discard
 	}
 	return &Server{opts: opts, logw: w, state: newStateKey()}
+}
+
+// ended tells SessionEnded that sess ended.
+func (s *Server) ended(sess *Session) {
+	if f := s.opts.SessionEnded; f != nil {
+		f(sess)
+	}
 }
 
 // Logf writes a diagnostic line with the server's prefix.
