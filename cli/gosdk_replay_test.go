@@ -74,9 +74,9 @@ func sameSteps(t *testing.T, what string, live, replayed []sdkStep) {
 }
 
 // TestGoSDKClientSeesTheRecording: the official Go SDK's client (v1.8.0)
-// sees the same from mcpwire replay as from the live demo server the
-// recording came from: the revision, the server's identity, the tools,
-// a call's result.
+// sees the same from mcpwire replay as from the live server the
+// recording came from (the demo server, server-everything): the
+// revision, the server's identity, the tools, a call's result.
 func TestGoSDKClientSeesTheRecording(t *testing.T) {
 	proctest.Check(t)
 	r := newRunner(t)
@@ -88,6 +88,26 @@ func TestGoSDKClientSeesTheRecording(t *testing.T) {
 		t.Fatalf("live: %+v", live)
 	}
 	sameSteps(t, "the demo server", live, replayed)
+
+	// server-everything speaks 2025-11-25 alone: the replay of its
+	// recording offers that revision alone too, as the server did, so the
+	// SDK's client (which would take 2026-07-28) settles on it again. The
+	// recording declares roots, as the SDK's client does (the server then
+	// offers get-roots-list).
+	everything := peers.Everything(t)
+	r.run(t, append([]string{"call", "--root", r.dir, "--record", "ev.jsonl", "echo", "message=hi", "--"}, everything...)...).want(t, 0)
+	call = []string{"-call", "echo", "-args", `{"message":"hi"}`}
+	live, _ = sdkClient(t, r, call, everything...)
+	replayed, _ = sdkClient(t, r, call, r.bin, "replay", filepath.Join(r.dir, "ev.jsonl"))
+	if len(live) != 3 || live[0].Protocol != "2025-11-25" || !strings.Contains(string(live[2].Result), "Echo: hi") {
+		t.Fatalf("live: %+v", live)
+	}
+	sameSteps(t, "server-everything", live, replayed)
+	// --any-era serves what the recorded server did not: 2026-07-28.
+	replayed, _ = sdkClient(t, r, nil, r.bin, "replay", "--any-era", filepath.Join(r.dir, "ev.jsonl"))
+	if replayed[0].Protocol != "2026-07-28" {
+		t.Errorf("--any-era: the SDK's client spoke %s", replayed[0].Protocol)
+	}
 }
 
 // TestGoSDKClientSeesTheFaults: each fault of replay --inject reaches

@@ -27,6 +27,10 @@ type replayer struct {
 	serverInfo   json.RawMessage
 	capabilities map[string]any
 	instructions string
+	// era and versions are what the recorded server offered (see
+	// recordedEra): replay offers the same, but with --any-era.
+	era      string
+	versions []string
 
 	mu     sync.Mutex            // guards served; held for no I/O
 	served map[*recordedCall]int // answers given, by the first call of a group
@@ -205,6 +209,7 @@ type replayFlags struct {
 	seed   uint64
 	match  string
 	speed  float64
+	anyEra bool
 }
 
 func (f *replayFlags) register(fs *flag.FlagSet) {
@@ -216,12 +221,14 @@ func (f *replayFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "", "serve streamable HTTP at `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
 	fs.BoolVar(&f.public, "listen-public", false, "allow a --listen address that is not loopback")
 	fs.StringVar(&f.bearerVar, "bearer-token-env-var", "", "with --listen: require the bearer token in the environment variable `NAME`")
+	fs.BoolVar(&f.anyEra, "any-era", false, "serve both eras and every revision, not only what the recorded server offered (its initialize's revision, or its discover's supported ones)")
 	fs.BoolVar(&f.noAuth, "no-auth", false, "with --listen-public: serve without a bearer token (anyone who reaches the address may use the server)")
 }
 
 // runReplay serves a recording back as an MCP server, over stdio or
-// with --listen over streamable HTTP, in both eras whatever the era and
-// transport it was recorded in.
+// with --listen over streamable HTTP, whatever the transport it was
+// recorded over, offering the revisions the recorded server offered (both
+// eras, every revision with --any-era).
 func runReplay(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("replay")
 	var rf replayFlags
@@ -281,6 +288,9 @@ func runReplay(ctx context.Context, inv *invocation, args []string) error {
 	sopts.ServerInfo = func() any { return rp.serverInfo }
 	sopts.Capabilities = func() map[string]any { return rp.capabilities }
 	sopts.Instructions = func() string { return rp.instructions }
+	if !rf.anyEra {
+		sopts.Era, sopts.Versions = rp.era, rp.versions
+	}
 	sopts.SSE = faults.streamFaults() // answers as event streams, to be slowed or cut
 	srv := mcpserver.New(sopts)
 	if rf.listen != "" {

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/mcpwire/mcpwire/protocol"
+	mcpserver "github.com/mcpwire/mcpwire/protocol/server"
 )
 
 // A recordedCall is one request of a recording, its answer, and what the
@@ -187,8 +190,36 @@ func (rp *replayer) identity(method string, result json.RawMessage) {
 	if method == "server/discover" {
 		rp.serverInfo = r.Meta["io.modelcontextprotocol/serverInfo"]
 	}
+	rp.era, rp.versions = recordedEra(method, result)
 	if r.Capabilities != nil {
 		rp.capabilities = r.Capabilities
 	}
 	rp.instructions = r.Instructions
+}
+
+// recordedEra is what the recorded server offered, for replay to offer
+// the same (unless --any-era): a legacy server's initialize names its one
+// revision; a modern server's discover answer lists its supported ones,
+// the legacy among them spoken through initialize (dual era).
+func recordedEra(method string, result json.RawMessage) (era string, legacy []string) {
+	var r struct {
+		ProtocolVersion   string   `json:"protocolVersion"`
+		SupportedVersions []string `json:"supportedVersions"`
+	}
+	_ = json.Unmarshal(result, &r)
+	if method == "initialize" {
+		if r.ProtocolVersion == "" || protocol.EraOf(r.ProtocolVersion) != protocol.EraLegacy {
+			return mcpserver.EraDual, nil // nothing a replay can hold to
+		}
+		return mcpserver.EraLegacy, []string{r.ProtocolVersion}
+	}
+	for _, v := range r.SupportedVersions {
+		if protocol.EraOf(v) == protocol.EraLegacy {
+			legacy = append(legacy, v)
+		}
+	}
+	if len(legacy) == 0 && len(r.SupportedVersions) > 0 {
+		return mcpserver.EraModern, nil
+	}
+	return mcpserver.EraDual, legacy
 }
