@@ -194,13 +194,9 @@ func runAddJSON(ctx context.Context, inv *invocation, args []string) error {
 	var sf scopeFlags
 	sf.register(fs, "add to")
 	replace := fs.Bool("replace", false, "replace the definition of NAME, which the file has already (approved again as written)")
-	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
-	pos, _, hasTail, err := parseArgs(fs, args)
+	pos, err := inv.jsonArgs(fs, args, arity{2, 2, true, "add-json takes a NAME and the definition as one JSON object (quote it)"})
 	if err != nil {
 		return err
-	}
-	if len(pos) != 2 || hasTail {
-		return usageErr("add-json takes a NAME and the definition as one JSON object (quote it)")
 	}
 	dec := json.NewDecoder(strings.NewReader(pos[1]))
 	var def map[string]json.RawMessage
@@ -291,13 +287,9 @@ func runRemove(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("remove")
 	var sf scopeFlags
 	sf.register(fs, "remove from")
-	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
-	pos, _, _, err := parseArgs(fs, args)
+	pos, err := inv.jsonArgs(fs, args, arity{1, 1, false, "remove takes one NAME"})
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usageErr("remove takes one NAME")
 	}
 	scope, err := sf.resolve(inv)
 	if err != nil {
@@ -331,13 +323,9 @@ func runRename(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("rename")
 	var sf scopeFlags
 	sf.register(fs, "rename in")
-	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
-	pos, _, _, err := parseArgs(fs, args)
+	pos, err := inv.jsonArgs(fs, args, arity{2, 2, false, "rename takes OLD and NEW"})
 	if err != nil {
 		return err
-	}
-	if len(pos) != 2 {
-		return usageErr("rename takes OLD and NEW")
 	}
 	old, name := pos[0], pos[1]
 	scope, err := sf.resolve(inv)

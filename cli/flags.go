@@ -100,3 +100,27 @@ type flagSetT = flag.FlagSet
 type helpRequest struct{ fs *flag.FlagSet }
 
 func (*helpRequest) Error() string { return "help requested" }
+
+// arity is how many words a command takes, from min to max, and the
+// usage error when it is given another number; noTail: a "-- COMMAND" is
+// refused too (the other commands leave it unread).
+type arity struct {
+	min, max int
+	noTail   bool
+	usage    string
+}
+
+// jsonArgs is the prologue of a command that takes flags, --json and
+// words: it registers --json on fs, parses args and checks the words
+// against a.
+func (inv *invocation) jsonArgs(fs *flag.FlagSet, args []string, a arity) ([]string, error) {
+	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
+	pos, _, hasTail, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) < a.min || len(pos) > a.max || a.noTail && hasTail {
+		return nil, usageErr("%s", a.usage)
+	}
+	return pos, nil
+}

@@ -65,13 +65,9 @@ func runInstall(ctx context.Context, inv *invocation, args []string) error {
 	pkg := fs.String("package", "", "use its package of `TYPE`: npm, pypi, nuget, oci or mcpb")
 	as := fs.String("as", "", "the entry's `NAME` in .mcp.json (default: the part of the registry name after its slash)")
 	yes := fs.Bool("yes", false, "approve what the review shows without asking (for CI)")
-	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
-	pos, _, hasTail, err := parseArgs(fs, args)
+	pos, err := inv.jsonArgs(fs, args, arity{1, 1, true, "install takes one NAME[@VERSION] of the registry (mcpwire search finds it)"})
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 || hasTail {
-		return usageErr("install takes one NAME[@VERSION] of the registry (mcpwire search finds it)")
 	}
 	if *remote && *pkg != "" {
 		return usageErr("--remote and --package exclude each other")

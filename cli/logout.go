@@ -25,13 +25,9 @@ type logoutDoc struct {
 
 func runLogout(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("logout")
-	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
-	pos, _, hasTail, err := parseArgs(fs, args)
+	pos, err := inv.jsonArgs(fs, args, arity{1, 1, true, "logout takes one NAME (or the http(s):// URL logged in to)"})
 	if err != nil {
 		return err
-	}
-	if hasTail || len(pos) != 1 {
-		return usageErr("logout takes one NAME (or the http(s):// URL logged in to)")
 	}
 	name := pos[0]
 	_, home, err := inv.loadConfig()

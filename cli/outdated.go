@@ -76,13 +76,9 @@ func outdatedOf(ctx context.Context, s *config.Server, p registry.Provenance) (o
 
 func runOutdated(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("outdated")
-	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
-	pos, _, _, err := parseArgs(fs, args)
+	_, err := inv.jsonArgs(fs, args, arity{0, 0, false, "outdated takes no argument"})
 	if err != nil {
 		return err
-	}
-	if len(pos) != 0 {
-		return usageErr("outdated takes no argument")
 	}
 	cfg, _, err := inv.loadConfig()
 	if err != nil {

@@ -105,13 +105,9 @@ func runSearch(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("search")
 	var rf registryFlag
 	rf.register(fs)
-	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
-	pos, _, _, err := parseArgs(fs, args)
+	pos, err := inv.jsonArgs(fs, args, arity{0, 1, false, "search takes one TERM (a part of the names sought)"})
 	if err != nil {
 		return err
-	}
-	if len(pos) > 1 {
-		return usageErr("search takes one TERM (a part of the names sought)")
 	}
 	_, home, err := inv.loadConfig()
 	if err != nil {

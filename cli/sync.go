@@ -34,13 +34,9 @@ func runSync(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("sync")
 	frozen := fs.Bool("frozen", false, "install exactly what mcp.lock says and fail (exit 3) on any drift; never write the lock")
 	yes := fs.Bool("yes", false, "approve what the review shows without asking (for CI)")
-	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
-	pos, _, _, err := parseArgs(fs, args)
+	_, err := inv.jsonArgs(fs, args, arity{0, 0, false, "sync takes no argument: it reads ./mcp.lock"})
 	if err != nil {
 		return err
-	}
-	if len(pos) != 0 {
-		return usageErr("sync takes no argument: it reads ./mcp.lock")
 	}
 	cfg, home, err := inv.loadConfig()
 	if err != nil {

@@ -90,13 +90,9 @@ func buildVersion() *versionReport {
 
 func runVersion(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("version")
-	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
-	pos, _, _, err := parseArgs(fs, args)
+	_, err := inv.jsonArgs(fs, args, arity{0, 0, false, "version takes no arguments"})
 	if err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usageErr("version takes no arguments")
 	}
 	rep := buildVersion()
 	if inv.json {
