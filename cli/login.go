@@ -88,7 +88,7 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	fs.BoolVar(&lf.device, "device", false, "log in with a code to enter on any device (the device authorization grant, RFC 8628); an error when the server does not offer it")
 	fs.BoolVar(&lf.noDevice, "no-device", false, "never log in with a device code, even in an SSH session or without a display")
 	fs.StringVar(&lf.scopes, "scopes", "", `scopes to ask for, space separated (default: what the server asks for)`)
-	fs.DurationVar(&lf.timeout, "timeout", manager.DefaultLoginTimeout, "how long to wait for the browser")
+	fs.DurationVar(&lf.timeout, "timeout", manager.DefaultLoginTimeout, "how long to wait for the browser, or for the approval of a device login (which also ends when its code expires)")
 	fs.BoolVar(&lf.json, "json", false, "print one JSON document on stdout")
 	fs.BoolVar(&lf.verbose, "verbose", false, "say what the login does, step by step (never a secret)")
 	fs.StringVar(&lf.clientID, "client-id", "", "a pre-registered client id (default: the definition's oauth.client_id)")

@@ -299,6 +299,15 @@ func storedClient(rec *Record, store *Store, issuer string) *ClientRegistration 
 	return store.LoadClient(issuer)
 }
 
+// deviceRefused is the error of a device login the authorization server
+// refused to start (no client for the grant, an error answer of the
+// device authorization endpoint): with DeviceIfOffered, Login goes on
+// with the browser.
+type deviceRefused struct{ err error }
+
+func (e *deviceRefused) Error() string { return e.err.Error() }
+func (e *deviceRefused) Unwrap() error { return e.err }
+
 // deviceLogin is the rest of Login for the device authorization grant:
 // the client, the device authorization request, the code shown, the
 // polls, the record saved.
@@ -307,7 +316,7 @@ func deviceLogin(ctx context.Context, client *http.Client, opts *LoginOptions, s
 	scopes := selectScopes(opts.Scopes, chs, s.prm, md)
 	reg, err := chooseClient(ctx, client, opts, md, s.issuer, storedClient(rec, opts.Store, s.issuer), rec, "", scopes, log)
 	if err != nil {
-		return nil, fmt.Errorf("login: %w", err)
+		return nil, &deviceRefused{fmt.Errorf("login: %w", err)}
 	}
 	// Polls must not fail on a rule every one of them breaks.
 	if err := safe.CheckEndpointURL(md.TokenEndpoint, opts.ServerURL); err != nil {
@@ -315,6 +324,11 @@ func deviceLogin(ctx context.Context, client *http.Client, opts *LoginOptions, s
 	}
 	log.printf("asking for a device code at %s", safe.RedactURL(md.DeviceAuthorizationEndpoint))
 	g, err := requestDevice(ctx, client, md.DeviceAuthorizationEndpoint, reg.auth(), scopes, s.resource, opts.ServerURL)
+	var te *TokenError
+	var he *HTTPStatusError
+	if errors.As(err, &te) || errors.As(err, &he) {
+		return nil, &deviceRefused{fmt.Errorf("login: %w", err)}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("login: %w", err)
 	}

@@ -117,6 +117,23 @@ func TestDeviceLogin(t *testing.T) {
 	noSecret(t, e, nil)
 }
 
+// TestDevicePollBackoff: a failing token endpoint (503) is polled twice
+// as slowly after, and a slow_down adds 5 s to that: the polls never
+// speed up.
+func TestDevicePollBackoff(t *testing.T) {
+	e := newEnv(t, fakeOpts{prmAt: "path", device: true, deviceInterval: 2, unavailableAt: 1, slowDownAt: 2})
+	c := newDeviceClock()
+	var shown DevicePrompt
+	opts := e.deviceOpts(t, c, &shown)
+	c.person[3] = func() { act(t, &shown, "approve")() }
+	if _, err := Login(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{2 * time.Second, 4 * time.Second, 9 * time.Second}; !slices.Equal(c.sleeps, want) {
+		t.Errorf("waits %v, want %v", c.sleeps, want)
+	}
+}
+
 // noSecret fails when a secret of the fake server reached the logs or err.
 func noSecret(t *testing.T, e *testEnv, err error) {
 	t.Helper()
@@ -204,7 +221,8 @@ func TestDeviceHostileVerificationURI(t *testing.T) {
 }
 
 // TestDeviceChoice: DeviceOnly without a device endpoint is
-// ErrNoDeviceGrant; DeviceIfOffered falls back to the browser flow.
+// ErrNoDeviceGrant; DeviceIfOffered falls back to the browser flow, also
+// when the device endpoint refuses to start.
 func TestDeviceChoice(t *testing.T) {
 	e := newEnv(t, fakeOpts{prmAt: "path"})
 	c := newDeviceClock()
@@ -219,6 +237,22 @@ func TestDeviceChoice(t *testing.T) {
 	}
 	if rec, _, _ := e.store.Load("srv"); rec == nil || rec.Grant != "authorization_code" {
 		t.Errorf("record %+v", rec)
+	}
+
+	// A device endpoint that refuses the client: DeviceOnly fails with
+	// its answer, DeviceIfOffered logs in with the browser.
+	e = newEnv(t, fakeOpts{prmAt: "path", device: true, deviceRefuse: true})
+	opts = e.deviceOpts(t, c, &shown)
+	var te *TokenError
+	if _, err := Login(context.Background(), opts); !errors.As(err, &te) || te.Code != "unauthorized_client" {
+		t.Fatalf("DeviceOnly refused: %v", err)
+	}
+	opts.Device, opts.OpenBrowser = DeviceIfOffered, browser(t, nil)
+	if _, err := Login(context.Background(), opts); err != nil {
+		t.Fatalf("DeviceIfOffered refused: %v", err)
+	}
+	if rec, _, _ := e.store.Load("srv"); rec == nil || rec.Grant != "authorization_code" || shown.UserCode != "" {
+		t.Errorf("record %+v, shown %+v", rec, shown)
 	}
 }
 

@@ -56,6 +56,8 @@ type fakeOpts struct {
 	deviceURI      string // verification_uri answered (default <base>/device)
 	deviceComplete string // verification_uri_complete answered (default <uri>?user_code=…)
 	slowDownAt     int    // the poll that answers slow_down (0: none)
+	unavailableAt  int    // the poll that answers 503 (0: none)
+	deviceRefuse   bool   // the device authorization endpoint answers unauthorized_client
 }
 
 type tokenReq struct {

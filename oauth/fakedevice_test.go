@@ -22,6 +22,10 @@ func (f *fakeAS) deviceAuthorization(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.deviceReq = append(f.deviceReq, r.PostForm)
+	if f.o.deviceRefuse {
+		tokenErr(w, 400, "unauthorized_client")
+		return
+	}
 	clientID := r.PostForm.Get("client_id")
 	if id, _, ok := r.BasicAuth(); ok {
 		clientID, _ = url.QueryUnescape(id)
@@ -83,6 +87,8 @@ func (f *fakeAS) deviceToken(w http.ResponseWriter, r *http.Request, clientID st
 	}
 	d.polls++
 	switch {
+	case d.polls == f.o.unavailableAt:
+		http.Error(w, "busy", http.StatusServiceUnavailable)
 	case d.polls == f.o.slowDownAt:
 		tokenErr(w, 400, "slow_down")
 	case d.status == "pending":

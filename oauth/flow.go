@@ -215,7 +215,12 @@ func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 		if err != nil {
 			return nil, fmt.Errorf("login: %w", err)
 		}
-		return deviceLogin(ctx, client, &opts, s, chs, rec, log)
+		tok, err := deviceLogin(ctx, client, &opts, s, chs, rec, log)
+		var refused *deviceRefused
+		if !errors.As(err, &refused) || opts.Device != DeviceIfOffered || ctx.Err() != nil {
+			return tok, err
+		}
+		log.printf("the device login could not start (%v); logging in with the browser", err)
 	}
 	if err := checkPKCE(md); err != nil {
 		return nil, fmt.Errorf("login: %w", err)
