@@ -73,9 +73,12 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 	listMs := int64(0)
 	if conn.Init().Capabilities.Tools != nil {
 		start := time.Now()
-		tools, err := conn.ListTools(ctx)
-		if err != nil {
-			return inv.serverFailure(t, conn.Explain(manager.PhaseList, err))
+		tools := t.tools // listed by the check of the pinned surface
+		if tools == nil {
+			var err error
+			if tools, err = conn.ListTools(ctx); err != nil {
+				return inv.serverFailure(t, conn.Explain(manager.PhaseList, err))
+			}
 		}
 		listMs = time.Since(start).Milliseconds()
 		found := false

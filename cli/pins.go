@@ -76,7 +76,7 @@ func (inv *invocation) checkSurface(ctx context.Context, t *target, conn *manage
 		listed = append(listed, tl.Name)
 	}
 	t.surface = manager.CheckSurface(ap, t.server, pin, newTools, tools, conn.Init().Instructions)
-	t.listed = listed
+	t.listed, t.tools = listed, tools
 	for _, w := range t.surface.Warnings() {
 		inv.say("warning: %s\n", safe.Sanitize(w))
 	}

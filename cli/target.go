@@ -82,6 +82,9 @@ type target struct {
 	// checked), listed the tools it listed for that.
 	surface *manager.SurfaceCheck
 	listed  []string
+	// tools is the list that check made (nil when none was made): a
+	// call looks its tool up in it rather than list again.
+	tools []*protocol.Tool
 }
 
 // resolveTarget finds the server the command line names: --demo, a
