@@ -180,6 +180,7 @@ func (d *daemon) dial(s *liveSession) (*generation, error) {
 		return nil, fail(ExitConfig, manager.PhaseApproval, errors.New("the definition changed since it was resolved"))
 	}
 	fwd := mcpserver.NewForwarder()
+	fwd.CacheTools = true // listed again on list_changed, as the manager does
 	var popts protocol.Options
 	fwd.ClientOptions(&popts)
 	tf := targetFlags{noSession: true, startup: s.startup}

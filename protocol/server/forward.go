@@ -23,11 +23,20 @@ import (
 // NewForwarder, give ClientOptions to the target's session, then call
 // Attach with that session and serve the Server of Options.
 type Forwarder struct {
+	// CacheTools answers tools/list from the target's last full list
+	// until it says its tools changed (a session's daemon: the manager
+	// lists again only on list_changed too). Set it before serving.
+	CacheTools bool
+
 	mu     sync.Mutex
 	target *protocol.Session
 	hosts  map[*Session]Peer // the host sessions, with the peer of their last request
 	ready  chan struct{}
-	gate   ToolGate // nil: every tool passes
+	gate   ToolGate         // nil: every tool passes
+	tools  []*protocol.Tool // the cached list (CacheTools); nil when none
+	// toolsGen counts the target's tools list_changed: a list made
+	// before one is not cached after it.
+	toolsGen int
 
 	relays  map[string]*relay // by requestState: relays waiting for their host's input
 	running map[*relay]bool   // relays whose target request runs
@@ -66,7 +75,14 @@ func (f *Forwarder) ClientOptions(opts *protocol.Options) {
 	changed := func(method string) func() {
 		return func() { f.notifyAll(method, nil) }
 	}
-	opts.OnToolsChanged = changed("notifications/tools/list_changed")
+	toolsChanged := changed("notifications/tools/list_changed")
+	opts.OnToolsChanged = func() {
+		f.mu.Lock()
+		f.tools = nil
+		f.toolsGen++
+		f.mu.Unlock()
+		toolsChanged()
+	}
 	opts.OnPromptsChanged = changed("notifications/prompts/list_changed")
 	opts.OnResourcesChanged = changed("notifications/resources/list_changed")
 	opts.OnResourceUpdated = func(uri string) { f.notifyAll("notifications/resources/updated", map[string]any{"uri": uri}) }
@@ -212,7 +228,9 @@ func (fs *forwardSession) Serve(ctx context.Context, p Peer, req *jsonrpc.Reques
 		return nil, err
 	}
 	var res any
-	if mr := Modern(ctx); mr != nil && asksInput(mr, req.Method) {
+	if req.Method == "tools/list" && fs.f.CacheTools {
+		res, err = fs.f.listTools(ctx, t)
+	} else if mr := Modern(ctx); mr != nil && asksInput(mr, req.Method) {
 		res, err = fs.f.relayed(ctx, mr, func(rctx context.Context) (any, error) { return forward(rctx, t, p, req) })
 	} else {
 		res, err = forward(ctx, t, p, req)
@@ -221,6 +239,26 @@ func (fs *forwardSession) Serve(ctx context.Context, p Peer, req *jsonrpc.Reques
 		res = gateList(ctx, g, req, res)
 	}
 	return res, hostError(err)
+}
+
+// listTools answers tools/list from the cache, filled when empty.
+func (f *Forwarder) listTools(ctx context.Context, t *protocol.Session) (any, error) {
+	f.mu.Lock()
+	tools, gen := f.tools, f.toolsGen
+	f.mu.Unlock()
+	if tools == nil {
+		var err error
+		if tools, err = t.ListTools(ctx); err != nil {
+			return nil, err
+		}
+		tools = nonNil(tools)
+		f.mu.Lock()
+		if f.toolsGen == gen {
+			f.tools = tools
+		}
+		f.mu.Unlock()
+	}
+	return map[string]any{"tools": tools}, nil
 }
 
 // hostError is the error the host gets: the target's JSON-RPC error as
