@@ -71,6 +71,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	fs.BoolVar(&offline, "offline", false, "never connect: the list cache's entries, and nothing for the servers it lacks")
 	startup := fs.Duration("startup-timeout", manager.DefaultStartup, "bound each server's start")
 	noSession := fs.Bool("no-session", false, "start every server, even those a session (connect) keeps")
+	record := fs.String("record", "", "record every message of every server's session to `FILE` (JSON Lines, secrets redacted, 0600), for mcpwire replay --server NAME")
 	inv.junitFlag(fs)
 	pos, _, _, err := parseArgs(fs, args)
 	if err != nil {
@@ -97,7 +98,9 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	mopts := manager.Options{Config: cfg, Home: h, Environ: inv.env.Environ(), StartupTimeout: *startup,
 		NeedsLogin: inv.needsLogin(h), OnChange: onChange, OnNotice: onNotice,
 		ReapOrphans: inv.env.ReapOrphans, Hurry: inv.env.Hurry, ProtocolVersion: pin}
-	if !*noSession {
+	if *record != "" {
+		mopts.Record = inv.recordTo(*record) // sessions of its own: a connect session's messages are not ours to see
+	} else if !*noSession {
 		mopts.Via = inv.managerVia(home, *startup)
 	}
 	m, err := manager.New(mopts)

@@ -210,6 +210,7 @@ type replayFlags struct {
 	match  string
 	speed  float64
 	anyEra bool
+	server string
 }
 
 func (f *replayFlags) register(fs *flag.FlagSet) {
@@ -217,6 +218,7 @@ func (f *replayFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed the faults' draws: the same `N`, the same faults")
 	fs.StringVar(&f.match, "match", "exact", "match requests to recorded ones: exact (method and params but _meta), or loose (the closest recorded one with the same method and tool, prompt or uri answers when none matches)")
 	fs.Var(&f.ignore, "ignore-field", "leave the params member `NAME` (at any depth; or a dotted path such as arguments.seed) out of the match (repeatable, or comma-separated)")
+	fs.StringVar(&f.server, "server", "", "serve the session of the server `NAME` (a recording of several servers, as list --record makes)")
 	fs.Float64Var(&f.speed, "speed", 1, "replay the recorded timing `N` times as fast (0: no waits)")
 	fs.StringVar(&f.listen, "listen", "", "serve streamable HTTP at `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
 	fs.BoolVar(&f.public, "listen-public", false, "allow a --listen address that is not loopback")
@@ -269,7 +271,7 @@ func runReplay(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return usageErr("reading %s: %v", pos[0], err)
 	}
-	rp, err := readRecording(pos[0], data)
+	rp, err := readRecording(pos[0], data, rf.server)
 	if err != nil {
 		return fail(ExitUsage, phaseUsage, err)
 	}

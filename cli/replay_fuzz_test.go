@@ -23,7 +23,7 @@ func FuzzReadRecording(f *testing.F) {
 	f.Add([]byte(`{"dir":"recv","msg":{"id":1,"error":{"code":-1,"message":"x"}}}`))
 	f.Add([]byte("not json\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rp, err := readRecording("fuzz.jsonl", data)
+		rp, err := readRecording("fuzz.jsonl", data, "")
 		if err != nil {
 			return
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mcpwire/mcpwire/protocol"
 	mcpserver "github.com/mcpwire/mcpwire/protocol/server"
@@ -61,12 +63,14 @@ type inFlight struct {
 	t    float64
 }
 
-// readRecording loads the calls of a --record file.
-func readRecording(name string, data []byte) (*replayer, error) {
+// readRecording loads the calls of a --record file: of server's
+// session, or ("") of the one server it holds.
+func readRecording(name string, data []byte, server string) (*replayer, error) {
 	rp := &replayer{capabilities: map[string]any{}, served: map[*recordedCall]int{}}
 	pending := map[string]*inFlight{} // by server and id
 	var order []*recordedCall
 	var latest *inFlight // the request most recently sent, still unanswered
+	var servers []string // whose messages the recording holds, in order
 	for i, raw := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
@@ -77,6 +81,12 @@ func readRecording(name string, data []byte) (*replayer, error) {
 		}
 		var m recordMsg
 		if len(l.Msg) == 0 || json.Unmarshal(l.Msg, &m) != nil {
+			continue
+		}
+		if !slices.Contains(servers, l.Server) {
+			servers = append(servers, l.Server)
+		}
+		if server != "" && l.Server != server {
 			continue
 		}
 		hasID := len(m.ID) > 0 && string(m.ID) != "null"
@@ -115,6 +125,16 @@ func readRecording(name string, data []byte) (*replayer, error) {
 		if c.result != nil || c.err != nil {
 			rp.calls = append(rp.calls, c)
 		}
+	}
+	if server == "" && len(servers) > 1 {
+		return nil, fmt.Errorf("%s holds the sessions of %s: choose one with --server NAME", name, strings.Join(servers, ", "))
+	}
+	if server != "" && !slices.Contains(servers, server) {
+		held := strings.Join(servers, ", ")
+		if held == "" {
+			held = "none"
+		}
+		return nil, fmt.Errorf("%s holds no session of %s (it holds %s)", name, server, held)
 	}
 	if rp.serverInfo == nil {
 		return nil, fmt.Errorf("%s holds no answered initialize or server/discover: record a whole session (mcpwire … --record FILE)", name)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -268,5 +269,50 @@ func TestReplayWireFaults(t *testing.T) {
 	})
 	if !strings.Contains(out, "close-stream") {
 		t.Errorf("close-stream not counted:\n%s", out)
+	}
+}
+
+// TestReplayServerRequests: a request the server made during a recorded
+// call (roots/list, legacy era) is made again of the replay's client,
+// which answers it, before the recorded answer.
+func TestReplayServerRequests(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	root := t.TempDir()
+	r.run(t, "call", "--demo", "--protocol", "2025-06-18", "--root", root, "--record", "rec.jsonl", "roots").want(t, 0)
+	res := r.run(t, "call", "--protocol", "2025-06-18", "--root", root, "--events", "roots", "--", r.bin, "replay", "rec.jsonl").want(t, 0)
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"event":"server_request","method":"roots/list","outcome":"answered"`) || !strings.Contains(lines[1], `"event":"result"`) {
+		t.Errorf("the replay did not ask for the roots before its answer:\n%s", res)
+	}
+}
+
+// TestReplayServers: list --record records every server's session in one
+// file; replay serves one of them with --server NAME (in the era each
+// was recorded in or the other), and without it names the servers.
+func TestReplayServers(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	writeJSON(t, filepath.Join(r.home, ".mcp.json"), map[string]any{"mcpServers": map[string]any{
+		"modern": map[string]any{"command": r.bin, "args": []string{"serve-demo", "--era=modern"}},
+		"legacy": map[string]any{"command": r.bin, "args": []string{"serve-demo", "--era=legacy", "--tools", "2"}},
+	}})
+	r.run(t, "approve", "--all").want(t, 0)
+	r.run(t, "list", "--record", "all.jsonl").want(t, 0)
+	res := r.run(t, "test", "--", r.bin, "replay", "all.jsonl").want(t, 1)
+	if !strings.Contains(res.stderr, "choose one with --server NAME") || !strings.Contains(res.stderr, "legacy") {
+		t.Errorf("a recording of two servers without --server:\n%s", res)
+	}
+	for _, c := range []struct {
+		server string
+		tools  int
+	}{{"modern", 12}, {"legacy", 14}} {
+		res := r.run(t, "test", "--json", "--", r.bin, "replay", "--server", c.server, "all.jsonl").want(t, 0)
+		var doc struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal([]byte(res.stdout), &doc); err != nil || len(doc.Tools) != c.tools {
+			t.Errorf("%s: %d tools, want %d (%v):\n%s", c.server, len(doc.Tools), c.tools, err, res)
+		}
 	}
 }
