@@ -112,6 +112,8 @@ func hostileProject(t *testing.T, dir, url string) {
 	servers := map[string]any{"h": map[string]any{"url": url},
 		// The same server behind a login it explains in hostile words.
 		"a": map[string]any{"url": strings.TrimSuffix(url, "/mcp") + "/auth/mcp"},
+		// The same server behind a device login in hostile words.
+		"v": map[string]any{"url": strings.TrimSuffix(url, "/mcp") + "/device/mcp"},
 		// The demo server as a hostile one: the 2026-07-28 era, over stdio.
 		"d": map[string]any{"command": scriptBinary, "args": []string{"serve-demo", "--hostile"}}}
 	for _, s := range hostile.Strings {
@@ -162,7 +164,7 @@ func TestEscaperCommands(t *testing.T) {
 	clean := newWalkEnv(t)
 	w := newWalkEnv(t)
 	hostileProject(t, w.dir, url)
-	for _, name := range []string{"h", "d", "a"} {
+	for _, name := range []string{"h", "d", "a", "v"} {
 		if _, stderr, code := w.run("approve", name); code != 0 {
 			t.Fatalf("approve %s: exit %d\n%s", name, code, stderr)
 		}
@@ -181,7 +183,7 @@ func TestEscaperCommands(t *testing.T) {
 		{"doctor", url}, {"doctor", "h"}, {"probe", url}, {"list", "--strict"}, {"budget", url, "--max-tokens", "500"}, {"replay", "nosuch " + argv},
 		{"call", url, hostile.ToolName(hostile.Strings[7]), "--events"}, {"test", "--verbose", url},
 		{"call", url, string([]rune(hostile.ToolName(hostile.Strings[22])))}, // raw bytes in the answer
-		{"test", "a"}, {"doctor", "a"}, {"call", "a", tool}, {"login", "a", "--no-browser"},
+		{"test", "a"}, {"doctor", "a"}, {"call", "a", tool}, {"login", "a", "--no-browser"}, {"login", "v", "--device"},
 		{"test", "d"}, {"call", "d", tool}, {"call", "d", "echo", "text=" + argv}, {"doctor", "d"}, {"probe", "d"},
 		{"import", "--from", "cursor"}, {"import", "--from", "vscode", filepath.Join(".cursor", "mcp.json")},
 		{"disable", "q" + hostile.Strings[3].Name}, {"enable", "q" + hostile.Strings[3].Name}, {"revoke", "q" + hostile.Strings[4].Name},

@@ -43,6 +43,7 @@ const (
 	maxPollFailures       = 5                // unreachable or 5xx answers in a row
 	maxUserCode           = 128              // bytes of a user_code
 	maxDeviceCode         = 4096             // bytes of a device_code
+	maxVerificationURI    = 2048             // bytes of a verification address, shown whole
 )
 
 // A DevicePrompt is what the person is shown to approve a device login
@@ -100,6 +101,8 @@ func parseDeviceResponse(data []byte, serverURL string) (*deviceGrant, error) {
 		return nil, fmt.Errorf("the user_code is longer than %d bytes", maxUserCode)
 	case dr.VerificationURI == "":
 		return nil, errors.New("the response has no verification_uri")
+	case len(dr.VerificationURI) > maxVerificationURI || len(dr.VerificationURIComplete) > maxVerificationURI:
+		return nil, fmt.Errorf("a verification_uri is longer than %d bytes", maxVerificationURI)
 	}
 	// The person's browser goes there and they log in: the rules of an
 	// authorization endpoint (RFC 6749 section 3.1: TLS), so no

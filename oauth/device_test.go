@@ -276,7 +276,7 @@ func FuzzDeviceResponse(f *testing.F) {
 			}
 			return
 		}
-		if g.deviceCode == "" || g.prompt.UserCode == "" || g.interval <= 0 || g.expiresIn <= 0 || g.interval > g.expiresIn || g.expiresIn > 24*time.Hour {
+		if len(g.prompt.VerificationURI) > maxVerificationURI || len(g.prompt.UserCode) > maxUserCode || g.deviceCode == "" || g.prompt.UserCode == "" || g.interval <= 0 || g.expiresIn <= 0 || g.interval > g.expiresIn || g.expiresIn > 24*time.Hour {
 			t.Fatalf("accepted %+v", g)
 		}
 		for _, u := range []string{g.prompt.VerificationURI, g.prompt.VerificationURIComplete} {

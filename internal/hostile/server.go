@@ -14,13 +14,17 @@ import (
 // resource contents, prompt messages and errors. Variant 1 is the same
 // server changed: half its tools gone, the others' descriptions and
 // argument types changed, so that a diff of the two holds every string
-// in its changes.
+// in its changes. Under /auth it wants a login it explains in hostile
+// words; under /device it offers a device login in them.
 type Server struct {
 	Variant int
 }
 
 // ServeHTTP answers one JSON-RPC message.
 func (h Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.device(w, r) {
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, "/auth") {
 		// A server that wants a login, and says why in hostile words:
 		// those a header can carry (no C0 control or DEL, which a client
