@@ -7,8 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -49,24 +51,98 @@ func (rs replaySession) Serve(ctx context.Context, p mcpserver.Peer, req *mcpser
 	}
 	params, raw, token := paramsOf(req.Params)
 	c, err := rp.find(req.Method, params, raw)
+	for round := 0; err == nil; round++ {
+		if err = rs.pace(ctx, p, c, start, token); err != nil {
+			return nil, err
+		}
+		if round == maxInputRounds || c.err != nil || mcpserver.Modern(ctx) != nil || !inputRequired(c.result) {
+			break
+		}
+		// A modern recording's input_required, to a legacy client: the
+		// server asks it as a legacy server does, and the recorded retry
+		// answers.
+		start = time.Now()
+		c, err = rs.askInputs(ctx, p, req.Method, params, c.result)
+	}
 	if err != nil {
-		return nil, err
-	}
-	for _, ev := range c.events {
-		if err := rp.wait(ctx, start, ev.at); err != nil {
-			return nil, err
-		}
-		if err := rs.play(ctx, p, ev, token); err != nil {
-			return nil, err
-		}
-	}
-	if err := rp.wait(ctx, start, c.took); err != nil {
 		return nil, err
 	}
 	if c.err != nil {
 		return nil, &mcpserver.Error{Code: c.err.Code, Message: c.err.Message, Data: c.err.Data}
 	}
 	return c.result, nil
+}
+
+// pace sends what the server sent during c, and waits for c's answer,
+// at the recorded pace from start.
+func (rs replaySession) pace(ctx context.Context, p mcpserver.Peer, c *recordedCall, start time.Time, token json.RawMessage) error {
+	for _, ev := range c.events {
+		if err := rs.wait(ctx, start, ev.at); err != nil {
+			return err
+		}
+		if err := rs.play(ctx, p, ev, token); err != nil {
+			return err
+		}
+	}
+	return rs.wait(ctx, start, c.took)
+}
+
+// maxInputRounds bounds the input_required rounds a replay asks of a
+// legacy client for one request.
+const maxInputRounds = 8
+
+// inputRequired reports whether a recorded result asks for input (the
+// modern era's multi round-trip requests).
+func inputRequired(result json.RawMessage) bool {
+	var r struct {
+		ResultType string `json:"resultType"`
+	}
+	return json.Unmarshal(result, &r) == nil && r.ResultType == "input_required"
+}
+
+// askInputs asks a legacy client the input requests of a recorded
+// input_required result, and finds the recorded retry: the one with the
+// client's answers, else the one with the same requestState.
+func (rs replaySession) askInputs(ctx context.Context, p mcpserver.Peer, method string, params map[string]any, result json.RawMessage) (*recordedCall, error) {
+	var r struct {
+		InputRequests map[string]struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		} `json:"inputRequests"`
+		RequestState string `json:"requestState"`
+	}
+	if err := json.Unmarshal(result, &r); err != nil {
+		return nil, mcpserver.Errorf(mcpserver.CodeInternalError, "replay: a recorded input_required result that cannot be read: %v", err)
+	}
+	keys := slices.Sorted(maps.Keys(r.InputRequests))
+	answers := map[string]any{}
+	for _, k := range keys {
+		in := r.InputRequests[k]
+		out, err := p.Call(ctx, in.Method, in.Params)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, mcpserver.ErrCancelled
+			}
+			return nil, mcpserver.Errorf(mcpserver.CodeInternalError, "replay: the client did not answer the recorded %s: %v", in.Method, err)
+		}
+		var v any
+		_ = json.Unmarshal(out, &v)
+		answers[k] = v
+	}
+	retry := copyTree(params).(map[string]any)
+	retry["inputResponses"], retry["requestState"] = answers, r.RequestState
+	if r.RequestState == "" {
+		delete(retry, "requestState")
+	}
+	if c, err := rs.find(method, retry, ""); err == nil {
+		return c, nil
+	}
+	for _, c := range rs.calls {
+		if c.method == method && c.params["requestState"] == r.RequestState && reflect.DeepEqual(aboutOf(c.params), aboutOf(params)) {
+			return c, nil // the client answered otherwise: the recorded answer still
+		}
+	}
+	return nil, rs.unmatched(method, nil)
 }
 
 // find is the recorded call that answers a request: among those that

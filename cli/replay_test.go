@@ -316,3 +316,21 @@ func TestReplayServers(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayInputRequests: a modern recording of a call that asked for
+// input (input_required, then the retry with the answers) replays to a
+// modern client as recorded, and to a legacy client as a legacy server
+// asks: an elicitation/create request the client answers, then the
+// recorded retry's answer.
+func TestReplayInputRequests(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	r.run(t, "call", "--demo", "--elicit", "defaults", "--record", "rec.jsonl", "ask").want(t, 0)
+	for _, pin := range []string{"--protocol=2026-07-28", "--protocol=2025-06-18"} {
+		res := r.run(t, "call", pin, "--elicit", "defaults", "--events", "ask", "--", r.bin, "replay", "rec.jsonl").want(t, 0)
+		lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+		if len(lines) != 2 || !strings.Contains(lines[0], `"method":"elicitation/create","outcome":"accepted"`) || !strings.Contains(lines[1], `Ada`) {
+			t.Errorf("%s: the elicitation replayed:\n%s", pin, res)
+		}
+	}
+}
