@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -23,7 +24,7 @@ const servePageSize = 100
 // or the definition's prefix), resources under their own URIs; with
 // list_changed when a server joins late, fails or changes a list,
 // progress and cancellation passed through per call, and the servers'
-// elicitations asked of the host.
+// elicitations, samples and roots/list asked of the host.
 func runServe(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("serve")
 	startup := fs.Duration("startup-timeout", manager.DefaultStartup, "bound each server's start")
@@ -59,7 +60,7 @@ func runServe(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return fail(ExitConfig, manager.PhaseConfig, err)
 	}
-	hub := &serveHub{}
+	hub := &serveHub{relay: mcpserver.NewInputRelay()}
 	mopts := manager.Options{Config: cfg, Home: h, Environ: inv.env.Environ(), StartupTimeout: *startup,
 		NeedsLogin: inv.needsLogin(h), OnChange: func(string) { hub.changed() },
 		OnNotice: func(n manager.Notice) {
@@ -72,6 +73,18 @@ func runServe(ctx context.Context, inv *invocation, args []string) error {
 			var out protocol.ElicitResult
 			err := hub.ask(ctx, "elicitation/create", p, &out)
 			return &out, err
+		},
+		Sample: func(ctx context.Context, _ string, p json.RawMessage) (any, error) {
+			var out json.RawMessage
+			err := hub.ask(ctx, "sampling/createMessage", p, &out)
+			return out, err
+		},
+		ListRoots: func(ctx context.Context, _ string) ([]protocol.Root, error) {
+			var out struct {
+				Roots []protocol.Root `json:"roots"`
+			}
+			err := hub.ask(ctx, "roots/list", nil, &out)
+			return out.Roots, err
 		},
 		ReapOrphans: inv.env.ReapOrphans, Hurry: inv.env.Hurry, ProtocolVersion: pin}
 	m, err := manager.New(mopts)

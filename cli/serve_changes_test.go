@@ -12,7 +12,8 @@ import (
 
 // TestServeChanges: a host of each era holds one session with serve
 // while a server behind starts late (announced with list_changed, its
-// tools and prompts then listed) and then crashes (list_changed again).
+// tools and prompts then listed, a prompt's argument completed) and then
+// crashes (list_changed again).
 func TestServeChanges(t *testing.T) {
 	r := newRunner(t)
 	r.run(t, "add", "fast", "--", r.bin, "serve-demo").want(t, 0)
@@ -61,6 +62,11 @@ func TestServeChanges(t *testing.T) {
 			ps, err := conn.ListPrompts(ctx)
 			if err != nil || !slices.ContainsFunc(ps, func(p *protocol.Prompt) bool { return p.Name == "mcp__late__greet" }) {
 				t.Fatalf("the late server's prompts: %v %v", ps, err)
+			}
+			// Completion on the prompt's server, by the server's own name.
+			cr, err := conn.Complete(ctx, protocol.PromptRef("mcp__late__greet"), "style", "pi", nil)
+			if err != nil || !slices.Contains(cr.Completion.Values, "pirate") {
+				t.Fatalf("completion through serve: %+v %v", cr, err)
 			}
 			for len(tools) > 0 {
 				<-tools

@@ -12,6 +12,8 @@ import (
 // A serveHub holds the host sessions of serve, to tell them of changes
 // and to ask them what the servers behind ask.
 type serveHub struct {
+	relay *mcpserver.InputRelay // modern hosts' requests the servers ask input of
+
 	mu    sync.Mutex
 	hosts map[*mcpserver.Session]*serveHost
 }
@@ -135,13 +137,27 @@ func withHost(ctx context.Context, s *mcpserver.Session, p mcpserver.Peer) conte
 	return context.WithValue(ctx, hostKey{}, hostOf{s, p})
 }
 
-// ask sends a server's request (an elicitation) to a host that can
-// answer it: the one whose request it serves when ctx says so (a
-// legacy session that declared the capability), else the first legacy
-// session that declared it. A modern host is not asked (its input
-// requests need the request to be sent again; the server is declined).
+// ask sends a server's request (elicitation, sampling, roots) to a host that can
+// answer it: the one whose request it serves when ctx says so (a modern
+// host gets it as an input request; a legacy session that declared the
+// capability as a request), else the one modern request running, else
+// the first legacy session that declared it.
 func (h *serveHub) ask(ctx context.Context, method string, params, out any) error {
-	declared := func(c mcpserver.ClientCaps) bool { return c.Elicitation != nil }
+	if raw, asked, err := h.relay.Ask(ctx, method, params); asked {
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(raw, out)
+	}
+	declared := func(c mcpserver.ClientCaps) bool {
+		switch method {
+		case "sampling/createMessage":
+			return c.Sampling != nil
+		case "roots/list":
+			return c.Roots != nil
+		}
+		return c.Elicitation != nil
+	}
 	var peer mcpserver.Peer
 	if at, ok := ctx.Value(hostKey{}).(hostOf); ok && mcpserver.Modern(ctx) == nil && at.s.Version() != "" && at.s.Declared(ctx, declared) {
 		peer = at.p

@@ -31,6 +31,14 @@ func (sv *served) mux(s *mcpserver.Session) mcpserver.Mux {
 	on := func(f func(ctx context.Context, p mcpserver.Peer, params json.RawMessage) (any, error)) mcpserver.HandlerFunc {
 		return func(ctx context.Context, p mcpserver.Peer, req *mcpserver.Request) (any, error) {
 			sv.hub.peer(s, p, ctx)
+			if sv.hub.relay.Relays(ctx, req.Method) {
+				// A modern host: what the server behind asks of it
+				// becomes input requests of this request.
+				res, err := sv.hub.relay.Serve(ctx, func(rctx context.Context) (any, error) {
+					return f(withHost(rctx, s, p), p, req.Params)
+				})
+				return res, serveErr(err)
+			}
 			res, err := f(withHost(ctx, s, p), p, req.Params)
 			return res, serveErr(err)
 		}

@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,8 +39,8 @@ func TestServe(t *testing.T) {
 
 // TestServeOffers: resources, templates and prompts of two servers
 // through serve (stdio, one page of 3 items at a time, so the host
-// pages), completion on a prompt's server, and the elicitation of a
-// server behind asked of a legacy host (a modern host is declined).
+// pages), and the elicitations, samples and roots/list of the servers
+// behind asked of a legacy host and of a modern one.
 func TestServeOffers(t *testing.T) {
 	r := newRunner(t)
 	r.run(t, "add", "modern", "--", r.bin, "serve-demo").want(t, 0)
@@ -71,9 +73,31 @@ func TestServeOffers(t *testing.T) {
 	if !strings.Contains(res.stdout, `"name":"Ada"`) {
 		t.Fatalf("the server's elicitation did not reach the legacy host:\n%s", res)
 	}
-	res = r.run(t, append([]string{"call", "--elicit", "defaults", "mcp__modern__ask"}, serve...)...)
-	if res.code == 0 || !strings.Contains(res.stderr, "no host of mcpwire serve can answer it") {
-		t.Fatalf("a modern host's elicitation is not declined plainly:\n%s", res)
+	for _, tool := range []string{"mcp__modern__ask", "mcp__old__ask"} {
+		res = r.run(t, append([]string{"call", "--elicit", "defaults", tool}, serve...)...).want(t, 0)
+		if !strings.Contains(res.stdout, `"name":"Ada"`) {
+			t.Fatalf("the server's elicitation did not reach the modern host (as an input request):\n%s", res)
+		}
+	}
+	sample := filepath.Join(r.dir, "sample.json")
+	if err := os.WriteFile(sample, []byte(`{"role":"assistant","model":"canned","content":{"type":"text","text":"canned answer"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, pin := range []string{"--protocol=2026-07-28", "--protocol=2025-11-25"} {
+		for _, server := range []string{"modern", "old"} {
+			res = r.run(t, append([]string{"call", pin, "--root", r.dir, "mcp__" + server + "__roots"}, serve...)...).want(t, 0)
+			if !strings.Contains(res.stdout, "file://"+r.dir) {
+				t.Fatalf("%s: the server's roots/list did not reach the host:\n%s", pin, res)
+			}
+			res = r.run(t, append([]string{"call", pin, "--sample", sample, "mcp__" + server + "__sample"}, serve...)...).want(t, 0)
+			if !strings.Contains(res.stdout, "canned answer") {
+				t.Fatalf("%s: the server's sampling did not reach the host:\n%s", pin, res)
+			}
+		}
+	}
+	res = r.run(t, append([]string{"call", "mcp__old__ask"}, serve...)...)
+	if res.code == 0 || !strings.Contains(res.stdout, "no host of mcpwire serve can answer it") {
+		t.Fatalf("a host that cannot answer is not said to:\n%s", res)
 	}
 }
 

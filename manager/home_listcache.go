@@ -137,8 +137,12 @@ func sameTools(a, b []*protocol.Tool) bool {
 // (roots, elicitation offered or not) is not served.
 func (s *server) capsKey() string {
 	o := &s.m.opts
-	roots := len(o.Roots) > 0 || s.spec != nil && len(s.spec.Roots) > 0
-	return fmt.Sprintf("roots=%t elicit=%t", roots, o.Elicit != nil)
+	roots := len(o.Roots) > 0 || o.ListRoots != nil || s.spec != nil && len(s.spec.Roots) > 0
+	key := fmt.Sprintf("roots=%t elicit=%t", roots, o.Elicit != nil)
+	if o.Sample != nil {
+		key += " sample=true"
+	}
+	return key
 }
 
 // cachedOffersLocked is the offer of the cached tools; s.mu is held.

@@ -66,6 +66,14 @@ type Options struct {
 	// Manager: it may call any method of the Manager. A Close, Update or
 	// Restart that ends its own session waits for it up to 2 s.
 	Elicit func(ctx context.Context, server string, p *protocol.ElicitParams) (*protocol.ElicitResult, error)
+	// Sample answers a server's sampling/createMessage (its params as
+	// sent) with a CreateMessageResult; nil declines them (the
+	// capability is not declared). It runs as Elicit does.
+	Sample func(ctx context.Context, server string, params json.RawMessage) (any, error)
+	// ListRoots, when set, answers the roots/list of each server whose
+	// definition gives no roots, instead of Roots (the roots capability
+	// is then declared to them). It runs as Elicit does.
+	ListRoots func(ctx context.Context, server string) ([]protocol.Root, error)
 	// OnChange, when set, is told that what the Manager offers changed
 	// because of a server: it connected (its tools joined), its lists
 	// changed and were listed again, or its breaker opened. Call Tools

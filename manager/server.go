@@ -3,6 +3,7 @@ package manager
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -271,6 +272,12 @@ func (s *server) start(done chan struct{}) {
 		popts.Elicit = func(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
 			return m.opts.Elicit(ctx, name, p)
 		}
+	}
+	if m.opts.Sample != nil {
+		popts.Sample = func(ctx context.Context, p json.RawMessage) (any, error) { return m.opts.Sample(ctx, name, p) }
+	}
+	if m.opts.ListRoots != nil && len(s.spec.Roots) == 0 {
+		popts.Roots = func(ctx context.Context) ([]protocol.Root, error) { return m.opts.ListRoots(ctx, name) }
 	}
 	popts.OnResourcesChanged = s.changed
 	popts.OnResourceUpdated = s.resourceUpdated

@@ -38,13 +38,12 @@ type Forwarder struct {
 	// before one is not cached after it.
 	toolsGen int
 
-	relays  map[string]*relay // by requestState: relays waiting for their host's input
-	running map[*relay]bool   // relays whose target request runs
+	relay *InputRelay // a modern host's requests that the target asks input of
 }
 
 // NewForwarder returns a Forwarder without a target yet.
 func NewForwarder() *Forwarder {
-	return &Forwarder{hosts: map[*Session]Peer{}, ready: make(chan struct{}), relays: map[string]*relay{}, running: map[*relay]bool{}}
+	return &Forwarder{hosts: map[*Session]Peer{}, ready: make(chan struct{}), relay: NewInputRelay()}
 }
 
 // Attach gives the forwarder its target; the server answers from then on.
@@ -147,15 +146,9 @@ func (f *Forwarder) askHost(ctx context.Context, method string, params, out any)
 	f.mu.Unlock()
 	// The request of a modern host the ask belongs to; else the one
 	// running (a legacy target's request names none); else a legacy host.
-	r := relayOf(ctx)
-	if r == nil {
-		r = f.soleRelay()
-	}
-	var raw json.RawMessage
-	var err error
+	raw, asked, err := f.relay.Ask(ctx, method, params)
 	switch {
-	case r != nil:
-		raw, err = r.ask(ctx, method, params)
+	case asked:
 	case peer != nil:
 		raw, err = peer.Call(ctx, method, params)
 	default:
@@ -230,8 +223,8 @@ func (fs *forwardSession) Serve(ctx context.Context, p Peer, req *jsonrpc.Reques
 	var res any
 	if req.Method == "tools/list" && fs.f.CacheTools {
 		res, err = fs.f.listTools(ctx, t)
-	} else if mr := Modern(ctx); mr != nil && asksInput(mr, req.Method) {
-		res, err = fs.f.relayed(ctx, mr, func(rctx context.Context) (any, error) { return forward(rctx, t, p, req) })
+	} else if fs.f.relay.Relays(ctx, req.Method) {
+		res, err = fs.f.relay.Serve(ctx, func(rctx context.Context) (any, error) { return forward(rctx, t, p, req) })
 	} else {
 		res, err = forward(ctx, t, p, req)
 	}

@@ -82,11 +82,51 @@ func (r *relay) ask(ctx context.Context, method string, params any) (json.RawMes
 	}
 }
 
-// relayed serves a request of a modern host: a new one starts at the
-// target in the background; one that carries a requestState of a relay
-// answers that relay's input request. Either way it waits for the
-// relay's next input request or its answer.
-func (f *Forwarder) relayed(ctx context.Context, mr *ModernRequest, start func(context.Context) (any, error)) (any, error) {
+// An InputRelay turns the server requests a handler's work makes (its
+// callbacks ask through Ask) into the input requests of a modern
+// client's request: the forwarder's, and mcpwire serve's. The zero value
+// is not ready: use NewInputRelay.
+type InputRelay struct {
+	mu      sync.Mutex
+	relays  map[string]*relay // by requestState: relays waiting for their host's input
+	running map[*relay]bool   // relays whose work runs
+}
+
+// NewInputRelay returns an InputRelay with nothing running.
+func NewInputRelay() *InputRelay {
+	return &InputRelay{relays: map[string]*relay{}, running: map[*relay]bool{}}
+}
+
+// Relays says whether ctx's request is one to serve with Serve: a
+// modern request of a method that takes input requests, from a client
+// that declared it can answer one (or that answers a round).
+func (f *InputRelay) Relays(ctx context.Context, method string) bool {
+	mr := Modern(ctx)
+	return mr != nil && asksInput(mr, method)
+}
+
+// Ask puts a server request to the client whose request ctx serves (or
+// to the one request running, when ctx names none): ok is false when
+// there is no such request.
+func (f *InputRelay) Ask(ctx context.Context, method string, params any) (raw json.RawMessage, ok bool, err error) {
+	r := relayOf(ctx)
+	if r == nil {
+		r = f.soleRelay()
+	}
+	if r == nil {
+		return nil, false, nil
+	}
+	raw, err = r.ask(ctx, method, params)
+	return raw, true, err
+}
+
+// Serve serves a modern request that Relays chose: a new one starts
+// work in the background (its ctx outlives the request's, and names the
+// relay for Ask); one that carries a requestState answers the input
+// request of that work. Either way it waits for the work's next input
+// request (answered as input_required) or its answer.
+func (f *InputRelay) Serve(ctx context.Context, start func(context.Context) (any, error)) (any, error) {
+	mr := Modern(ctx)
 	if mr.State != nil {
 		f.mu.Lock()
 		r := f.relays[*mr.State]
@@ -130,7 +170,7 @@ func (f *Forwarder) relayed(ctx context.Context, mr *ModernRequest, start func(c
 
 // next waits for r's next input request (given to the host as
 // input_required, with a fresh requestState) or its answer.
-func (f *Forwarder) next(ctx context.Context, r *relay) (any, error) {
+func (f *InputRelay) next(ctx context.Context, r *relay) (any, error) {
 	select {
 	case a := <-r.asks:
 		state := relayState()
@@ -156,7 +196,7 @@ func (f *Forwarder) next(ctx context.Context, r *relay) (any, error) {
 }
 
 // abandon ends a relay whose host did not come back.
-func (f *Forwarder) abandon(state string, r *relay) {
+func (f *InputRelay) abandon(state string, r *relay) {
 	f.mu.Lock()
 	gone := f.relays[state] == r
 	if gone {
@@ -205,7 +245,7 @@ func asksInput(mr *ModernRequest, method string) bool {
 // soleRelay is the one relay running, when there is exactly one: a
 // legacy target's server request names no request of the host, and
 // goes to it then.
-func (f *Forwarder) soleRelay() *relay {
+func (f *InputRelay) soleRelay() *relay {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.running) != 1 {
