@@ -191,6 +191,8 @@ func TestEscaperCommands(t *testing.T) {
 		{"enable", "p " + hostile.Strings[0].S}, {"add", "bad " + hostile.Strings[0].S, "--", "x"}, {"add", "ok", "--url", "https://x.example/" + argv},
 		{"remove", "ok"}, {"version"}, {"list", "--json", "--no-connect"},
 		{"approve", "--all", "--project"}, {"approve", "q" + hostile.Strings[5].Name},
+		// A session of the hostile server: its strings through the daemon.
+		{"connect", "h"}, {"sessions"}, {"call", "h", tool}, {"test", "h"}, {"disconnect", "--all"},
 	}, registryRuns(t)...) {
 		runs = append(runs, walkRun{args: args, sink: sinkTerminal}, walkRun{args: withFlag(args, "--json"), sink: sinkJSON})
 	}
@@ -230,6 +232,9 @@ func TestEscaperCommands(t *testing.T) {
 		}
 		stdout, stderr, code := w.run(args...)
 		name := fmt.Sprintf("mcpwire %q [exit %d]", args, code)
+		if args[0] == "connect" && code != 0 {
+			t.Errorf("%s: the session did not start:\n%s", name, stderr)
+		}
 		if code == 2 && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "nosuch") }) {
 			t.Errorf("%s: a usage error:\n%s", name, stderr)
 		}
