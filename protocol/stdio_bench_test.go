@@ -548,3 +548,17 @@ func BenchmarkStdioCallTool8MiB(b *testing.B) {
 	}
 	peakheap.Report(b, benchBigSize, call)
 }
+
+// BenchmarkStdioModernToolsList5000 is BenchmarkStdioToolsList5000 in the
+// 2026-07-28 era (every page's request carries the session's _meta).
+func BenchmarkStdioModernToolsList5000(b *testing.B) {
+	s := benchSessionEra(b, "modern")
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		tools, err := s.ListTools(ctx)
+		if err != nil || len(tools) != benchTools {
+			b.Fatal(len(tools), err)
+		}
+	}
+}
