@@ -70,6 +70,9 @@ func (rs replaySession) Serve(ctx context.Context, p mcpserver.Peer, req *mcpser
 	if c.err != nil {
 		return nil, &mcpserver.Error{Code: c.err.Code, Message: c.err.Message, Data: c.err.Data}
 	}
+	if mcpserver.Modern(ctx) == nil {
+		return legacyResult(c.result), nil
+	}
 	return c.result, nil
 }
 

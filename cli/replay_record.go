@@ -243,3 +243,46 @@ func recordedEra(method string, result json.RawMessage) (era string, legacy []st
 	}
 	return mcpserver.EraDual, legacy
 }
+
+// legacyResult is a recorded result as a legacy session gets it: without
+// what the modern era adds to every result (resultType "complete",
+// serverInfo in _meta, ttlMs and cacheScope), which a modern recording
+// holds and a legacy server never sends. (A modern session gets them
+// from the server library, which adds them to any result.) A result
+// without them is returned as it is.
+func legacyResult(raw json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return raw
+	}
+	changed := false
+	for _, k := range []string{"ttlMs", "cacheScope"} {
+		if _, ok := m[k]; ok {
+			delete(m, k)
+			changed = true
+		}
+	}
+	if string(m["resultType"]) == `"complete"` {
+		delete(m, "resultType")
+		changed = true
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(m["_meta"], &meta) == nil {
+		if _, ok := meta[mcpserver.MetaServerInfo]; ok {
+			delete(meta, mcpserver.MetaServerInfo)
+			m["_meta"], _ = json.Marshal(meta)
+			if len(meta) == 0 {
+				delete(m, "_meta")
+			}
+			changed = true
+		}
+	}
+	if !changed {
+		return raw
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return out
+}

@@ -1,0 +1,218 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/internal/peers"
+	"github.com/mcpwire/mcpwire/internal/proctest"
+)
+
+// An sdkStep is one line of a foreign client (the Go SDK's,
+// internal/peers/testdata/gosdkclient; the TypeScript SDK's,
+// scripts/peers/sdk-steps-client.mjs): what the SDK's client saw at one step.
+type sdkStep struct {
+	Step       string          `json:"step"`
+	Protocol   string          `json:"protocol,omitempty"`
+	ServerInfo json.RawMessage `json:"serverInfo,omitempty"`
+	Tools      json.RawMessage `json:"tools,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	Error      *struct {
+		Kind    string `json:"kind"`
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+	Ms int64 `json:"ms"`
+}
+
+// A foreignClient is the command line of a client not ours that prints
+// sdkSteps: the Go SDK's, or the TypeScript SDK's.
+type foreignClient struct {
+	name string
+	argv func(t *testing.T) []string
+	// roots says whether the client declares roots (a server may offer
+	// it more tools): a recording to compare with declares them too.
+	roots bool
+}
+
+// foreignClients are the SDK clients the replay tests run.
+var foreignClients = []foreignClient{
+	{"go-sdk", func(t *testing.T) []string { return []string{peers.GoSDK(t, "gosdkclient")} }, true},
+	{"typescript-sdk", func(t *testing.T) []string {
+		peers.SDK(t)
+		return []string{peers.Node(t), filepath.Join(peers.Root(t), "scripts", "peers", "sdk-steps-client.mjs")}
+	}, false},
+}
+
+// runClient runs a foreign client with flags against the stdio server
+// command, and returns its steps and stderr (the server's stderr too).
+func runClient(t *testing.T, r *runner, c foreignClient, flags []string, server ...string) ([]sdkStep, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	argv := c.argv(t)
+	cmd := exec.CommandContext(ctx, argv[0], append(append(append(argv[1:], flags...), "--"), server...)...)
+	cmd.Dir, cmd.Env = r.dir, r.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the %s client %v: %v\n%s\n%s", c.name, cmd.Args, err, stdout.String(), stderr.String())
+	}
+	var steps []sdkStep
+	for _, l := range lines(stdout.String()) {
+		var s sdkStep
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Fatalf("the %s client: %v in %s", c.name, err, l)
+		}
+		steps = append(steps, s)
+	}
+	return steps, stderr.String()
+}
+
+// sameSteps compares what the client saw, times and the order of
+// members aside.
+func sameSteps(t *testing.T, what string, live, replayed []sdkStep) {
+	t.Helper()
+	canon := func(raw json.RawMessage) json.RawMessage {
+		var v any
+		if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+			return raw
+		}
+		b, _ := json.Marshal(v) // members sorted
+		return b
+	}
+	enc := func(steps []sdkStep) string {
+		var b strings.Builder
+		for _, s := range steps {
+			s.Ms = 0
+			s.ServerInfo, s.Tools, s.Result = canon(s.ServerInfo), canon(s.Tools), canon(s.Result)
+			j, _ := json.Marshal(s)
+			b.Write(j)
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	if a, b := enc(live), enc(replayed); a != b {
+		t.Errorf("%s: the Go SDK client saw otherwise against the replay\nlive:\n%s\nreplayed:\n%s", what, a, b)
+	}
+}
+
+// TestForeignClientsSeeTheRecording: the official Go SDK's client
+// (v1.8.0) and the TypeScript SDK's (1.32.2, legacy revisions only) see
+// the same from mcpwire replay as from the live server the recording
+// came from (the demo server, server-everything): the revision, the
+// server's identity, the tools, a call's result.
+func TestForeignClientsSeeTheRecording(t *testing.T) {
+	proctest.Check(t)
+	for _, c := range foreignClients {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRunner(t)
+			r.run(t, "call", "--demo", "--record", "demo.jsonl", "echo", "text=hi").want(t, 0)
+			call := []string{"-call", "echo", "-args", `{"text":"hi"}`}
+			live, _ := runClient(t, r, c, call, r.bin, "serve-demo")
+			replayed, _ := runClient(t, r, c, call, r.bin, "replay", filepath.Join(r.dir, "demo.jsonl"))
+			if len(live) != 3 || live[2].Result == nil || !strings.Contains(string(live[2].Result), `"text":"hi"`) {
+				t.Fatalf("live: %+v", live)
+			}
+			// The TypeScript SDK speaks 2025-11-25 with the dual-era demo:
+			// the modern recording's answers reach it without the modern
+			// envelope, as the live server's did.
+			sameSteps(t, "the demo server", live, replayed)
+
+			// server-everything speaks 2025-11-25 alone: the replay of its
+			// recording offers that revision alone too, as the server did,
+			// so the Go SDK's client (which would take 2026-07-28) settles
+			// on it again. The recording declares roots when the client
+			// does (the server then offers get-roots-list).
+			everything := peers.Everything(t)
+			record := []string{"call", "--record", "ev.jsonl", "echo", "message=hi", "--"}
+			if c.roots {
+				record = append([]string{"call", "--root", r.dir}, record[1:]...)
+			}
+			r.run(t, append(record, everything...)...).want(t, 0)
+			call = []string{"-call", "echo", "-args", `{"message":"hi"}`}
+			live, _ = runClient(t, r, c, call, everything...)
+			replayed, _ = runClient(t, r, c, call, r.bin, "replay", filepath.Join(r.dir, "ev.jsonl"))
+			if len(live) != 3 || live[0].Protocol != "2025-11-25" || !strings.Contains(string(live[2].Result), "Echo: hi") {
+				t.Fatalf("live: %+v", live)
+			}
+			sameSteps(t, "server-everything", live, replayed)
+			if c.name == "go-sdk" {
+				// --any-era serves what the recorded server did not: 2026-07-28.
+				replayed, _ = runClient(t, r, c, nil, r.bin, "replay", "--any-era", filepath.Join(r.dir, "ev.jsonl"))
+				if replayed[0].Protocol != "2026-07-28" {
+					t.Errorf("--any-era: the SDK's client spoke %s", replayed[0].Protocol)
+				}
+			}
+		})
+	}
+}
+
+// TestForeignClientsSeeTheFaults: each fault of replay --inject reaches
+// the Go SDK's and the TypeScript SDK's client as the fault it is: error
+// as a JSON-RPC error (-32603), drop as the client's own timeout,
+// kill-after as a closed connection after the requests it allows,
+// latency as the same answers, later (a lower bound only: the replay
+// waits at least the latency less the jitter). The replay counts each
+// on stderr at exit.
+func TestForeignClientsSeeTheFaults(t *testing.T) {
+	proctest.Check(t)
+	for _, c := range foreignClients {
+		t.Run(c.name, func(t *testing.T) { seeTheFaults(t, c) })
+	}
+}
+
+func seeTheFaults(t *testing.T, c foreignClient) {
+	r := newRunner(t)
+	r.run(t, "call", "--demo", "--record", "demo.jsonl", "echo", "text=hi").want(t, 0)
+	rec := filepath.Join(r.dir, "demo.jsonl")
+	call := []string{"-call", "echo", "-args", `{"text":"hi"}`}
+	live, _ := runClient(t, r, c, call, r.bin, "replay", rec)
+	replay := func(inject string) []string { return []string{r.bin, "replay", "--seed", "1", "--inject", inject, rec} }
+	kinds := func(steps []sdkStep) string {
+		var out []string
+		for _, s := range steps[1:] {
+			k := "ok"
+			if s.Error != nil {
+				k = s.Error.Kind
+			}
+			out = append(out, s.Step+":"+k)
+		}
+		return strings.Join(out, " ")
+	}
+
+	steps, stderr := runClient(t, r, c, append([]string{"-repeat", "2"}, call...), replay("error=100%")...)
+	if got := kinds(steps); got != "tools:jsonrpc call:jsonrpc call:jsonrpc" || steps[2].Error.Code != -32603 || !strings.Contains(stderr, "faults injected: error 3") {
+		t.Errorf("error=100%%: %s\n%+v\n%s", got, steps, stderr)
+	}
+	timeout := "500ms"
+	if c.name != "go-sdk" {
+		timeout = "500" // milliseconds
+	}
+	steps, stderr = runClient(t, r, c, append([]string{"-timeout", timeout}, call...), replay("drop=100%")...)
+	if got := kinds(steps); got != "tools:timeout call:timeout" || !strings.Contains(stderr, "faults injected: drop 2") {
+		t.Errorf("drop=100%%: %s\n%s", got, stderr)
+	}
+	steps, stderr = runClient(t, r, c, append([]string{"-repeat", "3"}, call...), replay("kill-after=2")...)
+	if got := kinds(steps); got != "tools:ok call:ok call:closed call:closed" || !strings.Contains(stderr, "kill-after 1") {
+		t.Errorf("kill-after=2: %s\n%s", got, stderr)
+	}
+	steps, stderr = runClient(t, r, c, append([]string{"-repeat", "2"}, call...), replay("latency=200ms±50ms")...)
+	sameSteps(t, "latency", append(live, live[2]), steps)
+	for _, s := range steps[1:] {
+		if s.Ms < 150 {
+			t.Errorf("latency=200ms±50ms: %s answered in %d ms", s.Step, s.Ms)
+		}
+	}
+	if !strings.Contains(stderr, "faults injected: latency 3") {
+		t.Errorf("latency: %s", stderr)
+	}
+	t.Logf("latency=200ms±50ms seen by the %s client: %d, %d, %d ms", c.name, steps[1].Ms, steps[2].Ms, steps[3].Ms)
+}
