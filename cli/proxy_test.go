@@ -90,8 +90,9 @@ func TestProxyListen(t *testing.T) {
 
 // TestProxyTypeScriptSDK: the TypeScript SDK's client (legacy era), a
 // host that is not ours, reaches a modern-only demo through mcpwire proxy,
-// over stdio and over --listen: tools listed, calls answered, the
-// target's elicitation answered by the SDK's handler.
+// and a modern and a legacy demo through mcpwire serve, over stdio and
+// over --listen: tools listed, calls answered, the server's elicitation
+// answered by the SDK's handler.
 func TestProxyTypeScriptSDK(t *testing.T) {
 	node := peers.Node(t)
 	peers.SDK(t)
@@ -125,6 +126,17 @@ func TestProxyTypeScriptSDK(t *testing.T) {
 	url, stop := startProxyListen(t, r, "--", r.bin, "serve-demo", "--era=modern")
 	defer stop()
 	check("--listen", "--http", url)
+
+	// serve, with a server of each era behind it.
+	r.run(t, "add", "modern", "--", r.bin, "serve-demo", "--era=modern").want(t, 0)
+	r.run(t, "add", "old", "--", r.bin, "serve-demo", "--era=legacy").want(t, 0)
+	for _, server := range []string{"modern", "old"} {
+		prefix := "mcp__" + server + "__"
+		check("serve "+server, "--prefix", prefix, "--stdio", r.bin, "--home", r.home, "serve")
+		url, stop := startListen(t, r, "serve", "--listen", "127.0.0.1:0")
+		check("serve --listen "+server, "--prefix", prefix, "--http", url)
+		stop()
+	}
 }
 
 // startProxyListen starts mcpwire proxy --listen 127.0.0.1:0 with target

@@ -3,9 +3,11 @@
 //
 //   node scripts/peers/sdk-client.mjs --stdio COMMAND ARGS…
 //   node scripts/peers/sdk-client.mjs --http URL
+//   node scripts/peers/sdk-client.mjs --prefix mcp__demo__ --stdio …
 //
 // It lists the tools, calls echo {text: "from the TypeScript SDK"} and
-// add {a: 2, b: 3} (the latter with a progress token), answers an
+// add {a: 2, b: 3} (the latter with a progress token), and ask (each
+// name after --prefix, for mcpwire serve's names), answers an
 // elicitation with {name: "Ada"}, and prints one JSON object on stdout:
 // {tools: [names], echo: text, sum: structured sum, asked: text}.
 import path from 'node:path';
@@ -16,7 +18,13 @@ const sdk = path.join(here, '..', '..', '.deps', 'node_modules', '@modelcontextp
 const { Client } = await import(path.join(sdk, 'client', 'index.js'));
 const { ElicitRequestSchema } = await import(path.join(sdk, 'types.js'));
 
-const [mode, ...rest] = process.argv.slice(2);
+let argv = process.argv.slice(2);
+let prefix = '';
+if (argv[0] === '--prefix') {
+  prefix = argv[1];
+  argv = argv.slice(2);
+}
+const [mode, ...rest] = argv;
 let transport;
 if (mode === '--stdio') {
   const { StdioClientTransport } = await import(path.join(sdk, 'client', 'stdio.js'));
@@ -32,9 +40,9 @@ const client = new Client({ name: 'sdk-client', version: '1.0.0' }, { capabiliti
 client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada' } }));
 await client.connect(transport);
 const { tools } = await client.listTools();
-const echo = await client.callTool({ name: 'echo', arguments: { text: 'from the TypeScript SDK' } });
-const add = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
-const ask = await client.callTool({ name: 'ask', arguments: {} });
+const echo = await client.callTool({ name: prefix + 'echo', arguments: { text: 'from the TypeScript SDK' } });
+const add = await client.callTool({ name: prefix + 'add', arguments: { a: 2, b: 3 } });
+const ask = await client.callTool({ name: prefix + 'ask', arguments: {} });
 console.log(JSON.stringify({
   tools: tools.map((t) => t.name),
   echo: echo.content[0].text,
