@@ -164,6 +164,16 @@ func (f *Forwarder) askHost(ctx context.Context, method string, params, out any)
 // identity, capabilities and instructions, and a handler per session.
 func (f *Forwarder) Options(base Options) Options {
 	init := func() *protocol.InitializeResult {
+		select {
+		case <-f.ready: // attached: no timer (asked on every modern result)
+			f.mu.Lock()
+			t := f.target
+			f.mu.Unlock()
+			if t != nil {
+				return t.Init()
+			}
+		default:
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		t, err := f.session(ctx)
