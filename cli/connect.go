@@ -94,7 +94,10 @@ func (inv *invocation) daemonFor(ctx context.Context, home string) (*wireConn, e
 	defer lock.Unlock()
 	c, err := dialDaemon(ctx, p)
 	if err == nil {
-		return c, nil
+		if err = c.hello(); err == nil {
+			return c, nil
+		}
+		c.Close()
 	}
 	if !errors.Is(err, errNoDaemon) {
 		inv.say("warning: %s; replacing it\n", safe.Sanitize(err.Error()))

@@ -17,8 +17,8 @@ import (
 	"github.com/mcpwire/mcpwire/manager"
 )
 
-// dialDaemon connects to the daemon at p and reads its hello: the socket
-// and its folder checked first, the peer after, the hello bounded.
+// dialDaemon connects to the daemon at p: the socket and its folder
+// checked first, the peer after. Its hello is read by hello or ask.
 func dialDaemon(ctx context.Context, p sessionPaths) (*wireConn, error) {
 	if err := checkPrivate(p.dir, true); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -45,26 +45,43 @@ func dialDaemon(ctx context.Context, p sessionPaths) (*wireConn, error) {
 		return nil, err
 	}
 	wc := newWireConn(c)
-	c.SetReadDeadline(time.Now().Add(helloWait))
-	var h wireHello
-	if err := readWireLine(wc.r, &h); err != nil || h.Daemon <= 0 {
-		c.Close()
-		if err == nil {
-			err = errors.New("no pid in its hello")
-		}
-		return nil, &silentError{p.sock, err}
-	}
-	c.SetReadDeadline(time.Time{})
+	wc.path = p.sock
 	return wc, nil
 }
 
-// ask sends req and reads the answer within d.
+// hello reads the daemon's first line, once, within helloWait: a
+// listener that does not say it is a daemon is not one.
+func (c *wireConn) hello() error {
+	if c.greeted {
+		return nil
+	}
+	c.SetReadDeadline(time.Now().Add(helloWait))
+	defer c.SetReadDeadline(time.Time{})
+	var h wireHello
+	if err := readWireLine(c.r, &h); err != nil || h.Daemon <= 0 {
+		if err == nil {
+			err = errors.New("no pid in its hello")
+		}
+		return &silentError{c.path, err}
+	}
+	c.greeted = true
+	return nil
+}
+
+// ask sends req and reads the answer within d (the hello first, within
+// its own bound: the request goes out without waiting for it).
 func (c *wireConn) ask(req *wireRequest, d time.Duration) (*wireAnswer, error) {
-	c.SetDeadline(time.Now().Add(d))
-	defer c.SetDeadline(time.Time{})
-	if err := writeWireLine(c, req); err != nil {
+	c.SetWriteDeadline(time.Now().Add(helloWait))
+	err := writeWireLine(c, req)
+	c.SetWriteDeadline(time.Time{})
+	if err != nil {
 		return nil, err
 	}
+	if err := c.hello(); err != nil {
+		return nil, err
+	}
+	c.SetReadDeadline(time.Now().Add(d))
+	defer c.SetReadDeadline(time.Time{})
 	var a wireAnswer
 	if err := readWireLine(c.r, &a); err != nil {
 		return nil, err
@@ -107,6 +124,7 @@ func (inv *invocation) sessionVia(ctx context.Context, t *target, budget time.Du
 	a, err := c.ask(&wireRequest{Op: opMCP, Name: t.server.Name, Dir: inv.env.Dir, Digest: digestOf(t)}, budget)
 	if err != nil || !a.OK {
 		c.Close()
+		inv.notTrusted(err)
 		if err == nil && a.Ended {
 			inv.say("%s: its session ended: %s\n", safe.Sanitize(t.server.Name), safe.Sanitize(a.Error))
 		}

@@ -138,7 +138,9 @@ func writeWireLine(w io.Writer, v any) error {
 // through: after the handshake it is the MCP stream's connection.
 type wireConn struct {
 	net.Conn
-	r *bufio.Reader
+	r       *bufio.Reader
+	path    string // the socket's, for errors
+	greeted bool   // the hello was read
 }
 
 func newWireConn(c net.Conn) *wireConn { return &wireConn{Conn: c, r: bufio.NewReader(c)} }
