@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,7 +106,19 @@ func publish(t *testing.T, dir, mod, version string) {
 	defer f.Close()
 	zw := zip.NewWriter(f)
 	prefix := mod + "@" + version + "/"
-	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+	names := strings.Split(strings.TrimRight(string(out), "\x00"), "\x00")
+	// A folder with a go.mod of its own (a test peer's module under
+	// testdata) is another module: a module's zip leaves it out.
+	var nested []string
+	for _, name := range names {
+		if dir, ok := strings.CutSuffix(name, "/go.mod"); ok {
+			nested = append(nested, dir+"/")
+		}
+	}
+	for _, name := range names {
+		if slices.ContainsFunc(nested, func(dir string) bool { return strings.HasPrefix(name, dir) }) {
+			continue
+		}
 		data, err := os.ReadFile(filepath.FromSlash(name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // deleted in the work tree, not yet in the index

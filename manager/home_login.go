@@ -21,19 +21,46 @@ const DefaultLoginTimeout = oauth.DefaultLoginTimeout
 
 // DeviceUse says whether a login uses the device authorization grant
 // (RFC 8628): see LoginOptions.Device.
-type DeviceUse = oauth.DeviceUse
+type DeviceUse int
 
 // The uses of the device authorization grant.
 const (
-	DeviceNever     = oauth.DeviceNever     // the browser (or paste) flow
-	DeviceIfOffered = oauth.DeviceIfOffered // the device grant when offered, else the browser
-	DeviceOnly      = oauth.DeviceOnly      // the device grant, or ErrNoDeviceGrant
+	DeviceNever     DeviceUse = iota // the browser (or paste) flow
+	DeviceIfOffered                  // the device grant when offered, else the browser
+	DeviceOnly                       // the device grant, or ErrNoDeviceGrant
 )
+
+// oauthDevice is u as the oauth package spells it.
+func (u DeviceUse) oauthDevice() oauth.DeviceUse {
+	switch u {
+	case DeviceIfOffered:
+		return oauth.DeviceIfOffered
+	case DeviceOnly:
+		return oauth.DeviceOnly
+	}
+	return oauth.DeviceNever
+}
 
 // A DevicePrompt is the code and the address of a device login, to show
 // the person (no secret; every string is the server's: escape it for its
 // sink). The addresses passed the rules of an OAuth endpoint.
-type DevicePrompt = oauth.DevicePrompt
+type DevicePrompt struct {
+	UserCode                string
+	VerificationURI         string
+	VerificationURIComplete string    // "" when the server sent none
+	Expires                 time.Time // the end of the wait: the code's expiry, or the login's timeout
+}
+
+// showDevice hands show the prompt of an oauth device login.
+func showDevice(show func(DevicePrompt) error) func(oauth.DevicePrompt) error {
+	if show == nil {
+		return nil
+	}
+	return func(p oauth.DevicePrompt) error {
+		return show(DevicePrompt{UserCode: p.UserCode, VerificationURI: p.VerificationURI,
+			VerificationURIComplete: p.VerificationURIComplete, Expires: p.Expires})
+	}
+}
 
 // probeTimeout bounds the tokenless connection that learns how a server
 // asks for a login.
@@ -266,7 +293,7 @@ func (h *Home) Login(ctx context.Context, opts LoginOptions) (*LoginResult, erro
 			ClientID: o.ClientID, ClientSecret: clientSecret, Scopes: scopes, ClientMetadataURL: o.ClientMetadataURL,
 			CallbackPort: port, AuthServerMetadataURL: o.AuthServerMetadataURL,
 			AuthorizationServer: o.AuthorizationServer, OpenBrowser: opts.OpenURL, ReadPastedURL: opts.ReadPastedURL,
-			Device: opts.Device, ShowDeviceCode: opts.ShowDeviceCode,
+			Device: opts.Device.oauthDevice(), ShowDeviceCode: showDevice(opts.ShowDeviceCode),
 			Store: store, ServerName: spec.Name, Logf: opts.Logf, Timeout: timeout})
 	}
 	if err != nil {
