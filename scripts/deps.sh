@@ -14,7 +14,8 @@
 #     2026-07-28 revision beside the legacy ones. They are test peers, run as
 #     child processes; the module never imports the Go SDK (go.mod does not
 #     name it). Beside them, a client on the SDK
-#     (internal/peers/testdata/gosdkclient, a module of its own);
+#     (internal/peers/testdata/gosdkclient, a module of its own) and a host
+#     for the bridges (internal/peers/testdata/gosdkhost);
 #
 # The versions are pinned exactly in scripts/deps/package.json and
 # scripts/deps/package-lock.json; `npm ci` installs exactly the lock. It is
@@ -98,6 +99,22 @@ else
 	done
 	echo "$GOSDK_VERSION" >"$gostamp"
 	echo "deps: built the Go SDK $GOSDK_VERSION examples into ${gosdk#"$root"/}"
+fi
+
+# The Go SDK host of the bridges' tests (internal/peers/testdata/
+# gosdkhost: a module of its own on the SDK, so go.mod is untouched, with
+# elicitation, a protocol version to ask for and HTTP), built again when
+# its source changed.
+host="$root/internal/peers/testdata/gosdkhost"
+host_hash=$(cat "$host/go.mod" "$host/go.sum" "$host"/*.go | sha256sum | cut -d' ' -f1)
+host_stamp="$gosdk/.gosdkhost.stamp"
+if [[ -f "$host_stamp" && "$(cat "$host_stamp")" == "$host_hash" && -x "$gosdk/gosdkhost" ]]; then
+	echo "deps: go-sdk host up to date in ${gosdk#"$root"/}"
+else
+	retry "go build of the Go SDK host" "$gosdk/host.log" "could not build internal/peers/testdata/gosdkhost; see ${gosdk#"$root"/}/host.log" \
+		env -C "$host" GOWORK=off GOFLAGS=-mod=mod CGO_ENABLED=0 go build -o "$gosdk/gosdkhost" .
+	echo "$host_hash" >"$host_stamp"
+	echo "deps: built the Go SDK host into ${gosdk#"$root"/}"
 fi
 
 # The Go SDK client of the tests: internal/peers/testdata/gosdkclient, a
