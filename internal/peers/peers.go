@@ -48,6 +48,7 @@ const (
 	sdkRel         = ".deps/node_modules/@modelcontextprotocol/sdk"
 	loopbackRel    = "scripts/peers/listen-loopback.cjs"
 	sdkTasksRel    = "scripts/peers/sdk-tasks-server.mjs"
+	inspectorRel   = ".deps/inspector/node_modules/@modelcontextprotocol/inspector-cli/build/index.js"
 )
 
 // StartTimeout bounds how long EverythingHTTP waits for the server to listen.
@@ -120,6 +121,16 @@ func Conformance(t testing.TB) string {
 func SDK(t testing.TB) string {
 	t.Helper()
 	return find(t, "the TypeScript MCP SDK", sdkRel)
+}
+
+// InspectorCLI returns the command line of the MCP Inspector's CLI
+// (@modelcontextprotocol/inspector-cli, its --method mode) and the
+// directory to run it in: 1.0.3 finds its own package.json relative to
+// the working directory, so it runs in its build directory.
+func InspectorCLI(t testing.TB) (argv []string, dir string) {
+	t.Helper()
+	script := find(t, "the MCP Inspector CLI", inspectorRel)
+	return []string{Node(t), script}, filepath.Dir(script)
 }
 
 // Everything returns the command line that runs server-everything over
