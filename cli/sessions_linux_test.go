@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	demoserver "github.com/mcpwire/mcpwire/internal/demo"
 )
 
 // A sessionDoc is the --json document of connect, sessions, disconnect.
@@ -48,6 +51,29 @@ func connectDemo(t *testing.T, r *runner, demoArgs ...string) int {
 	}
 	doc := r.sessions(t, 0, "connect", "d")
 	if len(doc.Sessions) != 1 || doc.Sessions[0].Pid <= 0 || doc.Sessions[0].State != "connected" {
+		t.Fatalf("connect: %+v", doc)
+	}
+	pid := doc.Sessions[0].Pid
+	t.Cleanup(func() {
+		r.run(t, "disconnect", "--all")
+		waitGone(t, pid)
+	})
+	return pid
+}
+
+// connectHTTPDemo serves the demo over streamable HTTP on loopback,
+// adds it as d and connects it; it returns the daemon's pid.
+func connectHTTPDemo(t *testing.T, r *runner) int {
+	t.Helper()
+	h := demoserver.NewHTTPHandler(demoserver.Options{})
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		h.Close()
+		srv.Close()
+	})
+	r.run(t, "add", "d", srv.URL+"/mcp").want(t, 0)
+	doc := r.sessions(t, 0, "connect", "d")
+	if len(doc.Sessions) != 1 || doc.Sessions[0].State != "connected" {
 		t.Fatalf("connect: %+v", doc)
 	}
 	pid := doc.Sessions[0].Pid
@@ -115,10 +141,15 @@ func withoutTimings(t *testing.T, res *result) any {
 // the same exit codes, the server started once), in both eras; a
 // server that dies is started again; disconnect ends the daemon.
 func TestSessionsBothEras(t *testing.T) {
-	for _, era := range []string{"--era=dual", "--era=legacy"} {
+	for _, era := range []string{"--era=dual", "--era=legacy", "http"} {
 		t.Run(era, func(t *testing.T) {
 			r := newRunner(t)
-			pid := connectDemo(t, r, era)
+			var pid int
+			if era == "http" {
+				pid = connectHTTPDemo(t, r)
+			} else {
+				pid = connectDemo(t, r, era)
+			}
 			before := r.sessions(t, 0, "sessions").Sessions[0]
 			for _, c := range []struct {
 				args []string
@@ -144,6 +175,11 @@ func TestSessionsBothEras(t *testing.T) {
 			after := r.sessions(t, 0, "sessions").Sessions[0]
 			if after.Calls != before.Calls+7 || after.ServerPid != before.ServerPid {
 				t.Fatalf("the session served %d commands (want 7) with server %d (was %d)", after.Calls-before.Calls, after.ServerPid, before.ServerPid)
+			}
+			if era == "http" {
+				r.sessions(t, 0, "disconnect", "d")
+				waitGone(t, pid)
+				return
 			}
 			// The server dies in a call (which fails, as it does without a
 			// session): the next use starts it again.
