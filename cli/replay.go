@@ -70,10 +70,22 @@ func (rs replaySession) Serve(ctx context.Context, p mcpserver.Peer, req *mcpser
 	if c.err != nil {
 		return nil, &mcpserver.Error{Code: c.err.Code, Message: c.err.Message, Data: c.err.Data}
 	}
+	result := any(c.result)
 	if mcpserver.Modern(ctx) == nil {
-		return legacyResult(c.result), nil
+		result = legacyResult(c.result)
 	}
-	return c.result, nil
+	if len(c.after) > 0 {
+		// Sent once the answer is, in order; without their waits, which
+		// would hold the writer up.
+		after := c.after
+		bg := context.WithoutCancel(ctx)
+		return &mcpserver.AfterReply{Result: result, Then: func() {
+			for _, ev := range after {
+				_ = rs.play(bg, p, ev, token)
+			}
+		}}, nil
+	}
+	return result, nil
 }
 
 // pace sends what the server sent during c, and waits for c's answer,

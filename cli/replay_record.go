@@ -22,7 +22,15 @@ type recordedCall struct {
 	token  json.RawMessage // the request's progressToken, if any
 	took   float64         // ms from the request to its answer
 	events []recordedEvent // in the order received
+	// after are the notifications that came after the answer, while no
+	// request was in flight (a list_changed, a log message), at ms after
+	// the answer.
+	after []recordedEvent
 }
+
+// maxAfter bounds the notifications kept after one answer (a server's
+// periodic log messages between two requests of a long recording).
+const maxAfter = 256
 
 // A recordedEvent is a notification or a request the server sent while a
 // call was in flight, at ms after the call's request.
@@ -69,8 +77,11 @@ func readRecording(name string, data []byte, server string) (*replayer, error) {
 	rp := &replayer{capabilities: map[string]any{}, served: map[*recordedCall]int{}}
 	pending := map[string]*inFlight{} // by server and id
 	var order []*recordedCall
-	var latest *inFlight // the request most recently sent, still unanswered
-	var servers []string // whose messages the recording holds, in order
+	var latest *inFlight       // the request most recently sent, still unanswered
+	var servers []string       // whose messages the recording holds, in order
+	var answered *recordedCall // the call answered last, and when
+	var answeredAt float64
+	var carry []recordedEvent // for the next request the handler serves
 	for i, raw := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
@@ -92,8 +103,14 @@ func readRecording(name string, data []byte, server string) (*replayer, error) {
 		hasID := len(m.ID) > 0 && string(m.ID) != "null"
 		key := l.Server + "\x00" + string(m.ID)
 		switch {
+		case l.Dir == "send" && m.Method == "subscriptions/listen":
+			// The replay's server keeps its own subscriptions: what comes
+			// on the recorded one is the previous answer's after.
 		case l.Dir == "send" && m.Method != "" && hasID:
 			c := newRecordedCall(m.Method, m.Params)
+			if !serverAnswers(m.Method) {
+				c.events, carry = carry, nil // at 0: first thing
+			}
 			f := &inFlight{call: c, t: l.T}
 			pending[key], latest = f, f
 			order = append(order, c)
@@ -112,12 +129,26 @@ func readRecording(name string, data []byte, server string) (*replayer, error) {
 				}
 			}
 			f.call.result, f.call.err, f.call.took = m.Result, m.Error, l.T-f.t
+			answered, answeredAt = f.call, l.T
 			if (f.call.method == "initialize" || f.call.method == "server/discover") && m.Result != nil {
 				rp.identity(f.call.method, m.Result)
 			}
 		case l.Dir == "recv" && m.Method != "":
-			if f := owner(pending, latest, l.Server, m); f != nil {
-				f.call.events = append(f.call.events, recordedEvent{at: l.T - f.t, method: m.Method, params: m.Params, request: hasID})
+			ev := recordedEvent{method: m.Method, params: m.Params, request: hasID}
+			switch f := owner(pending, latest, l.Server, m); {
+			case m.Method == "notifications/subscriptions/acknowledged" || m.Method == "notifications/cancelled":
+			case f != nil && !serverAnswers(f.call.method):
+				ev.at = l.T - f.t
+				f.call.events = append(f.call.events, ev)
+			case f == nil && answered != nil && !serverAnswers(answered.method) && !hasID:
+				if len(answered.after) < maxAfter {
+					ev.at = l.T - answeredAt
+					answered.after = append(answered.after, ev)
+				}
+			case !hasID && len(carry) < maxAfter:
+				// Of a request the replay's server answers itself (and so
+				// sends nothing of): sent first thing in the next one.
+				carry = append(carry, ev)
 			}
 		}
 	}
@@ -140,6 +171,16 @@ func readRecording(name string, data []byte, server string) (*replayer, error) {
 		return nil, fmt.Errorf("%s holds no answered initialize or server/discover: record a whole session (mcpwire … --record FILE)", name)
 	}
 	return rp, nil
+}
+
+// serverAnswers reports whether the replay's server answers method
+// itself, without the recording (protocol/server does).
+func serverAnswers(method string) bool {
+	switch method {
+	case "initialize", "server/discover", "ping", "logging/setLevel":
+		return true
+	}
+	return false
 }
 
 // owner is the in-flight request a message of the server belongs to: the

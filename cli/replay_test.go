@@ -334,3 +334,31 @@ func TestReplayInputRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestReplaySeesWhatLiveSaw: the events mcpwire's client saw of a live
+// call (the demo's list_changed after each tools/list answer, progress
+// and a log message during the notify call) are the events it sees of
+// the replay, in the same order, in the era recorded.
+func TestReplaySeesWhatLiveSaw(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	notes := func(res *result) []string {
+		var out []string
+		for _, l := range strings.Split(strings.TrimSpace(res.stdout), "\n") {
+			// The replay answers logging/setLevel itself, and says so as
+			// "mcpwire replay"; the recorded server's own line follows.
+			if strings.Contains(l, `"event":"notification"`) && !strings.Contains(l, `"logger":"mcpwire replay"`) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	for _, pin := range []string{"--protocol=2025-06-18", "--protocol=2026-07-28"} {
+		call := []string{"call", pin, "--log-level", "info", "--events", "notify"}
+		live := notes(r.run(t, append(call, "--record", "rec.jsonl", "--", r.bin, "serve-demo", "--list-changed", "1")...).want(t, 0))
+		got := notes(r.run(t, append(call, "--", r.bin, "replay", "rec.jsonl")...).want(t, 0))
+		if len(live) < 4 || !slices.Equal(got, live) {
+			t.Errorf("%s: live:\n%s\nreplayed:\n%s", pin, strings.Join(live, "\n"), strings.Join(got, "\n"))
+		}
+	}
+}
