@@ -1288,3 +1288,34 @@ func TestErrorCodesDocumented(t *testing.T) {
 		t.Errorf("docs/json.md error codes:\n  %q\nthe code's:\n  %q", doc, errorCodes)
 	}
 }
+
+// durationNames are the members ending in Ms that are not how long
+// something took: MCP's own task members and the list cache's age.
+var durationNames = map[string]bool{"timingMs": true, "ttlMs": true, "pollIntervalMs": true, "ageMs": true}
+
+// TestOneDurationName: every document says how long something took as
+// timingMs (issue 27, item 12); a new durationMs or elapsedMs fails here.
+func TestOneDurationName(t *testing.T) {
+	seen := map[reflect.Type]bool{}
+	var walk func(where string, typ reflect.Type)
+	walk = func(where string, typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice || typ.Kind() == reflect.Map {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.Struct || seen[typ] {
+			return
+		}
+		seen[typ] = true
+		for i := 0; i < typ.NumField(); i++ {
+			f := typ.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if strings.HasSuffix(name, "Ms") && !durationNames[name] {
+				t.Errorf("%s: member %s: durations are timingMs, an object of milliseconds", where, name)
+			}
+			walk(where, f.Type)
+		}
+	}
+	for name, typ := range docSections {
+		walk(name, typ)
+	}
+}
