@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwire/mcpwire/internal/peers"
 	"github.com/mcpwire/mcpwire/internal/proctest"
 )
 
@@ -116,4 +117,27 @@ func TestVerifyValuesAndIgnore(t *testing.T) {
 	r.run(t, "verify", "rec.jsonl").want(t, 2)
 	r.run(t, "verify", "rec.jsonl", "--server", "other", "--demo").want(t, 2)
 	r.run(t, "verify", "rec.jsonl", "--", "no-such-command-mcpwire").want(t, 1)
+}
+
+// TestVerifyGoSDKExample: a recording of the Go SDK's everything example
+// in the modern era (2026-07-28 over stdio) verifies against the live
+// example, and its replay shows the Go SDK's own client what the example
+// showed it.
+func TestVerifyGoSDKExample(t *testing.T) {
+	proctest.Check(t)
+	example := peers.GoSDK(t, "everything")
+	r := newRunner(t)
+	r.run(t, "call", "--record", "sdk.jsonl", "greet", "name=Ada", "--", example).want(t, 0)
+	d := readVerifyDoc(t, r.run(t, "verify", "sdk.jsonl", "--json", "--", example).want(t, 0))
+	if d.Protocol != "2026-07-28" || d.Same < 2 || d.Different != 0 {
+		t.Errorf("verify against the live example: %+v", d)
+	}
+	call := []string{"-call", "greet", "-args", `{"name":"Ada"}`}
+	c := foreignClients[0]
+	live, _ := runClient(t, r, c, call, example)
+	replayed, _ := runClient(t, r, c, call, r.bin, "replay", filepath.Join(r.dir, "sdk.jsonl"))
+	if len(live) != 3 || live[0].Protocol != "2026-07-28" {
+		t.Fatalf("live: %+v", live)
+	}
+	sameSteps(t, "the Go SDK's everything example", live, replayed)
 }
