@@ -12,7 +12,8 @@ import (
 
 // TestServeChanges: a host of each era holds one session with serve
 // while a server behind starts late (announced with list_changed, its
-// tools and prompts then listed, a prompt's argument completed) and then
+// tools and prompts then listed, a prompt's argument completed, a
+// resource subscribed to and its update heard) and then
 // crashes (list_changed again).
 func TestServeChanges(t *testing.T) {
 	r := newRunner(t)
@@ -23,12 +24,19 @@ func TestServeChanges(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			tools := make(chan struct{}, 16)
+			updated := make(chan string, 16)
 			prompts := make(chan struct{}, 16)
 			spec := &manager.Spec{Name: "serve", Transport: "stdio", Command: r.bin, ProtocolVersion: pin,
 				Args: []string{"--home", r.home, "serve", "--wait", "0s"}}
 			conn, err := manager.Dial(ctx, spec, &manager.DialOptions{Environ: r.env, Protocol: protocol.Options{
 				OnToolsChanged:   func() { tools <- struct{}{} },
 				OnPromptsChanged: func() { prompts <- struct{}{} },
+				OnResourceUpdated: func(uri string) {
+					select {
+					case updated <- uri:
+					default:
+					}
+				},
 			}})
 			if err != nil {
 				t.Fatal(err)
@@ -67,6 +75,19 @@ func TestServeChanges(t *testing.T) {
 			cr, err := conn.Complete(ctx, protocol.PromptRef("mcp__late__greet"), "style", "pi", nil)
 			if err != nil || !slices.Contains(cr.Completion.Values, "pirate") {
 				t.Fatalf("completion through serve: %+v %v", cr, err)
+			}
+			// A subscription through serve: the server behind says the
+			// resource changed, the host hears it.
+			if err := conn.Subscribe(ctx, "demo://status"); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case uri := <-updated:
+				if uri != "demo://status" {
+					t.Fatalf("updated %q", uri)
+				}
+			case <-ctx.Done():
+				t.Fatal("no resources/updated through serve")
 			}
 			for len(tools) > 0 {
 				<-tools

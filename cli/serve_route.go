@@ -77,10 +77,13 @@ func (sv *served) subscribe(ctx context.Context, s *mcpserver.Session, params js
 	if err != nil {
 		return nil, err
 	}
+	// Noted first: the server may say the resource changed before its
+	// answer to the subscription comes.
+	sv.hub.subscribe(s, in.URI, true)
 	if err := sv.m.Subscribe(ctx, server, in.URI); err != nil {
+		sv.hub.subscribe(s, in.URI, false)
 		return nil, err
 	}
-	sv.hub.subscribe(s, in.URI, true)
 	return struct{}{}, nil
 }
 
