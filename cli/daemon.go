@@ -46,6 +46,7 @@ type daemon struct {
 	mu       sync.Mutex
 	sessions map[string]*liveSession
 	had      bool // a session was ever made
+	starting int  // connects in progress
 }
 
 // A liveSession is one connected server.
@@ -165,7 +166,7 @@ func (d *daemon) watch() {
 			}
 		}
 		d.mu.Lock()
-		done := len(d.sessions) == 0 && (d.had || time.Since(start) > firstSessionWait)
+		done := len(d.sessions) == 0 && d.starting == 0 && (d.had || time.Since(start) > firstSessionWait)
 		d.mu.Unlock()
 		if done {
 			d.stop()
@@ -218,7 +219,7 @@ func (d *daemon) end(s *liveSession, why string) {
 	if d.sessions[s.name] == s {
 		delete(d.sessions, s.name)
 	}
-	last := len(d.sessions) == 0 && d.had
+	last := len(d.sessions) == 0 && d.had && d.starting == 0
 	d.mu.Unlock()
 	s.end()
 	if last {

@@ -44,6 +44,10 @@ func (d *daemon) connect(req *wireRequest) wireAnswer {
 	if full {
 		return wireAnswer{Error: fmt.Sprintf("at most %d sessions at once: disconnect one first", maxSessions), Code: ExitUsage}
 	}
+	d.mu.Lock()
+	d.starting++
+	d.mu.Unlock()
+	defer d.started()
 	ctx, end := context.WithCancel(d.ctx)
 	now := time.Now()
 	s := &liveSession{name: req.Name, dir: req.Dir, digest: req.Digest, environ: req.Environ, idle: req.Idle, startup: req.Startup,
@@ -65,6 +69,18 @@ func (d *daemon) connect(req *wireRequest) wireAnswer {
 	d.mu.Unlock()
 	d.inv.say("session %s connected (%s, %s)\n", safe.Sanitize(s.name), g.conn.Transport(), g.conn.ProtocolVersion())
 	return wireAnswer{OK: true, Protocol: g.conn.ProtocolVersion(), Sessions: []sessionInfo{s.info()}}
+}
+
+// started ends a connect: a daemon left with no session and no other
+// connect in progress (its first connect failed) ends.
+func (d *daemon) started() {
+	d.mu.Lock()
+	d.starting--
+	idle := d.starting == 0 && len(d.sessions) == 0
+	d.mu.Unlock()
+	if idle {
+		d.stop()
+	}
 }
 
 // serveMCP serves the session's server on the connection.

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -337,4 +339,27 @@ func TestSessionsSocketTrust(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestSessionsConnectFails: a server that does not start fails connect
+// as it fails a direct start (exit 1, its phase and hint), and the
+// daemon started for it ends.
+func TestSessionsConnectFails(t *testing.T) {
+	r := newRunner(t)
+	r.run(t, "add", "bad", "--", "no-such-command-mcpwire").want(t, 0)
+	direct := r.run(t, "test", "bad").want(t, 1)
+	res := r.run(t, "connect", "bad").want(t, 1)
+	if !strings.Contains(res.stderr, "bad: spawn:") || !strings.Contains(direct.stderr, "bad: spawn:") {
+		t.Fatalf("connect of a server that does not start:\n%s\ndirect:\n%s", res, direct)
+	}
+	log, err := os.ReadFile(filepath.Join(r.home, "sessions.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`session daemon (\d+) listening`).FindSubmatch(log)
+	if m == nil {
+		t.Fatalf("no daemon in the log:\n%s", log)
+	}
+	pid, _ := strconv.Atoi(string(m[1]))
+	waitGone(t, pid)
 }
