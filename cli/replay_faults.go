@@ -30,6 +30,9 @@ type replayFaults struct {
 	counts   map[string]int
 }
 
+// maxLatency bounds --inject latency and its jitter.
+const maxLatency = time.Hour
+
 // faultNames are the faults, in the order the summary counts them.
 var faultNames = []string{"latency", "error", "drop", "garble", "slow-stream", "close-stream", "kill-after"}
 
@@ -48,7 +51,7 @@ func parseFaults(list []string, seed uint64) (*replayFaults, error) {
 				if hasV || (k != "slow-stream" && k != "close-stream") {
 					p, err = strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
 				}
-				if err == nil && (p < 0 || p > 100) {
+				if err == nil && !(p >= 0 && p <= 100) { // NaN too
 					err = fmt.Errorf("not within 0%%-100%%")
 				}
 				*map[string]*float64{"error": &f.errorPct, "drop": &f.dropPct, "garble": &f.garblePct,
@@ -58,8 +61,13 @@ func parseFaults(list []string, seed uint64) (*replayFaults, error) {
 				if f.latency, err = time.ParseDuration(d); err == nil && j != "" {
 					f.jitter, err = time.ParseDuration(j)
 				}
+				if err == nil && (f.latency < 0 || f.jitter < 0 || f.latency > maxLatency || f.jitter > maxLatency) {
+					err = fmt.Errorf("want a latency and a jitter from 0 to %v", maxLatency)
+				}
 			case "kill-after":
-				f.killAfter, err = strconv.Atoi(v)
+				if f.killAfter, err = strconv.Atoi(v); err == nil && f.killAfter < 1 {
+					err = fmt.Errorf("want 1 request or more")
+				}
 			default:
 				err = fmt.Errorf("unknown fault (error=P%%, drop=P%%, garble=P%%, latency=D±J, kill-after=N, slow-stream[=P%%], close-stream[=P%%])")
 			}
