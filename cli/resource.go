@@ -142,7 +142,11 @@ func runPrompt(ctx context.Context, inv *invocation, args []string) error {
 		var pe *manager.PromptArgumentsError
 		errors.As(err, &pe)
 		f := usageErr("%v", err)
-		f.hints = []string{"give them in order, or as NAME=VALUE: " + inv.suggest("prompt") + " … " + name + " " + strings.Join(pe.Missing, "=… ") + "=…"}
+		var missing []string
+		for _, m := range pe.Missing {
+			missing = append(missing, m+"="+strings.ToUpper(m))
+		}
+		f.hints = []string{"give them in order, or as NAME=VALUE: " + inv.targetLine(t, &r.tf, "prompt", name, missing...)}
 		return f
 	}
 	res, err := conn.GetPrompt(ctx, name, pargs)

@@ -153,17 +153,7 @@ func objectMembers(raw json.RawMessage) ([]string, []json.RawMessage, error) {
 // exampleCall is a call line for the tool with a value for each required
 // parameter, typed by its schema.
 func (inv *invocation) exampleCall(t *target, tf *targetFlags, tool string, params []toolParam) string {
-	words := []string{"call"}
-	tail := ""
-	switch tw := targetWords(t, tf); {
-	case t.server != nil:
-		words = append(words, t.spec.Name)
-	case strings.HasPrefix(tw, "-- "):
-		tail = " " + tw
-	default:
-		words = append(words, tw)
-	}
-	words = append(words, tool)
+	var words []string
 	for _, p := range params {
 		if !p.Required {
 			continue
@@ -177,7 +167,24 @@ func (inv *invocation) exampleCall(t *target, tf *targetFlags, tool string, para
 		}
 		words = append(words, p.Name+"="+v)
 	}
-	return inv.suggest(words...) + tail
+	return inv.targetLine(t, tf, "call", tool, words...)
+}
+
+// targetLine is the command line of verb on the target as typed, then
+// name and words: the configured name, the URL or --demo before them, a
+// command target's "-- COMMAND" last.
+func (inv *invocation) targetLine(t *target, tf *targetFlags, verb, name string, words ...string) string {
+	line := []string{verb}
+	tail := ""
+	switch tw := targetWords(t, tf); {
+	case t.server != nil:
+		line = append(line, t.spec.Name)
+	case strings.HasPrefix(tw, "-- "):
+		tail = " " + tw
+	default:
+		line = append(line, tw)
+	}
+	return inv.suggest(append(append(line, name), words...)...) + tail
 }
 
 // printToolDoc prints a tool for a person.
