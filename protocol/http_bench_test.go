@@ -21,7 +21,32 @@ import (
 func BenchmarkHTTPCallToolSequential(b *testing.B) {
 	for _, era := range []string{"legacy", "modern"} {
 		b.Run(era, func(b *testing.B) {
-			s := httpCannedSession(b, era == "modern")
+			s := httpCannedSession(b, era == "modern", false)
+			ctx := context.Background()
+			args := map[string]string{"text": "hello"}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.CallTool(ctx, "echo", args, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkHTTPAnswerSSESequential is a sequential tools/call through the
+// whole stack over streamable HTTP, in each era, answered with an event
+// stream (as most SDK servers answer), floored by
+// BenchmarkHTTPAnswerFloorSequential: the same calls answered with JSON.
+func BenchmarkHTTPAnswerSSESequential(b *testing.B) { benchHTTPAnswers(b, true) }
+
+// BenchmarkHTTPAnswerFloorSequential is the same calls answered with JSON.
+func BenchmarkHTTPAnswerFloorSequential(b *testing.B) { benchHTTPAnswers(b, false) }
+
+func benchHTTPAnswers(b *testing.B, sse bool) {
+	for _, era := range []string{"legacy", "modern"} {
+		b.Run(era, func(b *testing.B) {
+			s := httpCannedSession(b, era == "modern", sse)
 			ctx := context.Background()
 			args := map[string]string{"text": "hello"}
 			b.ReportAllocs()
@@ -35,11 +60,12 @@ func BenchmarkHTTPCallToolSequential(b *testing.B) {
 }
 
 // httpCannedSession connects a session to a canned streamable HTTP server
-// of the era asked for, which answers with prebuilt JSON.
-func httpCannedSession(b *testing.B, modern bool) *protocol.Session {
+// of the era asked for, which answers with prebuilt JSON, or with sse as
+// an event stream.
+func httpCannedSession(b *testing.B, modern, sse bool) *protocol.Session {
 	b.Helper()
 	const info = `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench","version":"1"}}`
-	s := cannedHTTPSession(b, false, func(body []byte) []byte {
+	s := cannedHTTPSession(b, sse, func(body []byte) []byte {
 		switch {
 		case modern && bytes.Contains(body, []byte(`"method":"server/discover"`)):
 			return []byte(`,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete",` + info + `}}`)
