@@ -170,7 +170,8 @@ func runVerify(ctx context.Context, inv *invocation, args []string) error {
 	var tf targetFlags
 	tf.register(fs)
 	var ignore listFlag
-	var server string
+	var server, acceptFile string
+	fs.StringVar(&acceptFile, "accept", "", "list changes that are known and differ nothing: `FILE` of lines KIND NAME, as diff --accept (tool echo, server mcpwire-demo, …)")
 	fs.Var(&ignore, "ignore", "leave the value at `PATH` out of the comparison: result.content[0].text, _meta, error.message, [*] for any item (repeatable)")
 	fs.StringVar(&server, "server", "", "verify the session of the server `NAME` of the recording (default: its first)")
 	pos, tail, hasTail, err := parseArgs(fs, args)
@@ -197,6 +198,12 @@ func runVerify(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return fail(ExitUsage, phaseUsage, err)
 	}
+	var accept []acceptRule
+	if acceptFile != "" {
+		if accept, err = readAccept(inv.env.Dir, acceptFile); err != nil {
+			return err
+		}
+	}
 	if tf.protocol == "" {
 		tf.protocol = rec.protocol // the same revision, so the same envelope
 	}
@@ -215,7 +222,7 @@ func runVerify(ctx context.Context, inv *invocation, args []string) error {
 	defer conn.Close()
 	rep := &verifyReport{docHeader: inv.header(true), Recording: pos[0], Server: rec.server, Target: t.spec.Name,
 		Protocol: conn.ProtocolVersion(), Ignore: nonNil([]string(ignore)), Requests: []verifyResult{}}
-	v := &verifier{conn: conn, rec: rec, ignore: paths, name: t.spec.Name}
+	v := &verifier{conn: conn, rec: rec, ignore: paths, accept: accept}
 	if err := v.run(ctx, rep); err != nil {
 		return inv.serverFailure(t, err)
 	}
@@ -239,7 +246,7 @@ type verifier struct {
 	conn   *manager.Conn
 	rec    *verifyRecording
 	ignore []ignorePath
-	name   string
+	accept []acceptRule    // --accept: list changes that differ nothing
 	listed map[string]bool // the list methods compared
 }
 
@@ -327,11 +334,14 @@ func (v *verifier) compareList(ctx context.Context, method string, res *verifyRe
 		if (c.Item == "server" || c.Item == "capability") && len(v.listed) > 1 {
 			continue
 		}
+		c.Accepted = accepted(v.accept, &c)
 		res.Changes = append(res.Changes, c)
+		if !c.Accepted {
+			res.Status = "different"
+		}
 	}
-	res.Status = "same"
-	if len(res.Changes) > 0 {
-		res.Status = "different"
+	if res.Status == "" {
+		res.Status = "same"
 	}
 	return nil
 }
@@ -406,6 +416,9 @@ func (inv *invocation) printVerify(rep *verifyReport) {
 		switch r.Status {
 		case "same":
 			inv.printf("  %s %s\n", inv.green("✓"), what)
+			for _, c := range r.Changes {
+				inv.printf("      ~ accepted: %s\n", safe.Sanitize(oneLine(acceptedLine(c), 300)))
+			}
 		case "skipped":
 			inv.printf("  - %s: skipped: %s\n", what, safe.Sanitize(oneLine(r.Note, 200)))
 		default:
@@ -414,11 +427,14 @@ func (inv *invocation) printVerify(rep *verifyReport) {
 				inv.printf("      %s\n", safe.Sanitize(oneLine(r.Note, 300)))
 			}
 			for _, c := range r.Changes {
-				mark := "+"
-				if c.Class == classBreaking {
+				mark, line := "+", changeLine(c)
+				switch {
+				case c.Accepted:
+					mark, line = "~", "accepted: "+acceptedLine(c)
+				case c.Class == classBreaking:
 					mark = "✗"
 				}
-				inv.printf("      %s %s\n", mark, safe.Sanitize(oneLine(changeLine(c), 300)))
+				inv.printf("      %s %s\n", mark, safe.Sanitize(oneLine(line, 300)))
 			}
 			for _, d := range r.Values {
 				inv.printf("      %s: %s\n", safe.Sanitize(oneLine(d.Path, 200)), safe.Sanitize(valueLine(d)))

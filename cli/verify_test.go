@@ -64,6 +64,14 @@ func TestVerifyAgainstTheDemo(t *testing.T) {
 	if d.OK || d.Different != 1 || len(d.Requests) != 2 || d.Requests[0].Status != "different" || d.Requests[1].Status != "same" {
 		t.Fatalf("--json against --next-release: %+v", d)
 	}
+	// Known changes: the tools and the server's version, accepted.
+	if err := os.WriteFile(filepath.Join(r.dir, "accept.txt"), []byte("tool *\nserver mcpwire-demo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = r.run(t, append([]string{"verify", "rec.jsonl", "--accept", "accept.txt"}, next...)...).want(t, 0)
+	if !strings.Contains(res.stdout, "~ accepted: tool crash: removed (breaking)") || !strings.Contains(res.stdout, "2 same, 0 different") {
+		t.Errorf("--accept:\n%s", res)
+	}
 	removed := false
 	for _, c := range d.Requests[0].Changes {
 		removed = removed || (c.Item == "tool" && c.Name == "crash" && c.Change == "removed" && c.Class == "breaking")
