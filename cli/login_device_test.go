@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/internal/fakeauth"
+	"github.com/mcpwire/mcpwire/manager"
 )
 
 // started is a run of mcpwire in-process that a test acts alongside.
@@ -184,5 +185,44 @@ func TestLoginDeviceRefusals(t *testing.T) {
 	}
 	if strings.Contains(r.all.String(), fakeauth.Leak) {
 		t.Fatal("a secret reached an output")
+	}
+}
+
+// TestDeviceChoice: which logins offer the device grant: --device only
+// it, --no-device never, --no-browser, an SSH session or (outside macOS
+// and Windows) no display and no $BROWSER when the server offers it.
+func TestDeviceChoice(t *testing.T) {
+	for _, tc := range []struct {
+		flags loginFlags
+		env   map[string]string
+		goos  string
+		want  manager.DeviceUse
+	}{
+		{env: map[string]string{"DISPLAY": ":0"}, goos: "linux", want: manager.DeviceNever},
+		{env: map[string]string{}, goos: "darwin", want: manager.DeviceNever},
+		{env: map[string]string{"BROWSER": "firefox"}, goos: "linux", want: manager.DeviceNever},
+		{env: map[string]string{}, goos: "linux", want: manager.DeviceIfOffered},
+		{env: map[string]string{"WAYLAND_DISPLAY": "wayland-0"}, goos: "freebsd", want: manager.DeviceNever},
+		{env: map[string]string{"DISPLAY": ":0", "SSH_TTY": "/dev/pts/1"}, goos: "linux", want: manager.DeviceIfOffered},
+		{env: map[string]string{"SSH_CONNECTION": "a 1 b 22"}, goos: "darwin", want: manager.DeviceIfOffered},
+		{flags: loginFlags{noBrowser: true}, env: map[string]string{"DISPLAY": ":0"}, goos: "linux", want: manager.DeviceIfOffered},
+		{flags: loginFlags{noDevice: true}, env: map[string]string{"SSH_TTY": "/dev/pts/1"}, goos: "linux", want: manager.DeviceNever},
+		{flags: loginFlags{device: true}, env: map[string]string{"DISPLAY": ":0"}, goos: "windows", want: manager.DeviceOnly},
+	} {
+		if got := tc.flags.deviceUse(func(k string) string { return tc.env[k] }, tc.goos); got != tc.want {
+			t.Errorf("%+v %v on %s: %v, want %v", tc.flags, tc.env, tc.goos, got, tc.want)
+		}
+	}
+}
+
+// TestLoginNoBrowserDevice: --no-browser at a server that offers the
+// device grant shows a code instead of asking for a pasted address.
+func TestLoginNoBrowserDevice(t *testing.T) {
+	f, r := deviceServer(t)
+	run := r.start(context.Background(), "login", "srv", "--no-browser")
+	person(t, f, "approve")
+	_, stderr := run.wait(t, r, 0)
+	if !strings.Contains(stderr, "and enter the code:") || strings.Contains(stderr, "Paste that whole address") {
+		t.Errorf("login --no-browser:\n%s", stderr)
 	}
 }
