@@ -220,6 +220,14 @@ func (f *Server) RevokeAll() {
 	clear(f.refresh)
 }
 
+// ExpireAccess forgets every access token it handed out and keeps the
+// refresh tokens, as when access tokens expire before the client thinks.
+func (f *Server) ExpireAccess() {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	clear(f.access)
+}
+
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
