@@ -152,7 +152,7 @@ func commands() []*command {
 		{name: "doctor", usage: "doctor [TARGET] [--fail-on warn] [--json]", short: "check a server phase by phase", run: runDoctor},
 		{name: "import", usage: "import --from CLIENT [FILE] [--write] [--project]", short: "another client's MCP servers (Claude, Cursor, VS Code, Windsurf, Gemini, zut, Codex, Blitz, orb), previewed; --write adds them", run: runImport},
 		{name: "probe", usage: "probe TARGET [--json]", short: "which MCP revisions the server accepts (2024-11-05 … 2026-07-28), its era, and its capabilities per revision", run: runProbe},
-		{name: "replay", usage: "replay RECORDING [--listen ADDR] [--match exact|loose] [--ignore-field NAME] [--speed N] [--inject FAULT=…] [--seed N]", short: "an MCP server (stdio or --listen) that answers as a recording (--record FILE) did", run: runReplay},
+		{name: "replay", usage: "replay RECORDING [--listen ADDR] [--server NAME] [--match exact|loose] [--ignore-field NAME] [--speed N] [--inject FAULT=…] [--seed N]", short: "an MCP server (stdio or --listen) that answers as a recording (--record FILE) did", run: runReplay},
 		{name: "verify", usage: "verify RECORDING TARGET [--ignore PATH…] [--accept FILE] [--server NAME] [--json]", short: "send a recording's requests to a live server again; exit 1 where its answers differ", run: runVerify},
 		{name: "budget", usage: "budget [TARGET…] [--max-tokens N [--from RECORDING]] [--top N] [--json]", short: "what servers cost in a model's context, each and together: bytes and estimated tokens of tools and instructions", run: runBudget},
 		{name: "snapshot", usage: "snapshot TARGET [-o FILE] [--json]", short: "the server's surface (tools, schemas, resources, prompts) as a deterministic JSON file", run: runSnapshot},

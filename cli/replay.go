@@ -305,7 +305,7 @@ type replayFlags struct {
 }
 
 func (f *replayFlags) register(fs *flag.FlagSet) {
-	fs.Var(&f.inject, "inject", "inject faults: `error=P%,drop=P%,garble=P%,latency=D±J,kill-after=N,slow-stream,close-stream` (repeatable; the last two with --listen), counted on stderr at exit")
+	fs.Var(&f.inject, "inject", "inject faults, `FAULT[=V]` comma-separated (repeatable): error=P%, drop=P%, garble=P%, latency=D±J, kill-after=N, slow-stream[=P%], close-stream[=P%] (the last two with --listen); counted on stderr at exit")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed the faults' draws: the same `N`, the same faults")
 	fs.StringVar(&f.match, "match", "exact", "match requests to recorded ones: exact (method and params but _meta), or loose (the closest recorded one with the same method and tool, prompt or uri answers when none matches)")
 	fs.Var(&f.ignore, "ignore-field", "leave the params member `NAME` (at any depth; or a dotted path such as arguments.seed) out of the match (repeatable, or comma-separated)")
