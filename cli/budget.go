@@ -279,7 +279,7 @@ func recordedCalls(dir, name string) (map[string]map[string]int, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
-	data, err := safe.ReadFile(path, safe.KindSnapshot)
+	data, err := safe.ReadFile(path, safe.KindRecording)
 	if err != nil {
 		return nil, usageErr("--from: reading %s: %v", name, err)
 	}

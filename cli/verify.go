@@ -190,7 +190,7 @@ func runVerify(ctx context.Context, inv *invocation, args []string) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(inv.env.Dir, path)
 	}
-	data, err := safe.ReadFile(path, safe.KindSnapshot)
+	data, err := safe.ReadFile(path, safe.KindRecording)
 	if err != nil {
 		return usageErr("reading %s: %v", pos[0], err)
 	}

@@ -35,6 +35,9 @@ const (
 	// KindScript: a test script or fixture of the project's own harness
 	// (16 MiB).
 	KindScript
+	// KindRecording: a session recorded by --record, read by replay,
+	// verify and budget --from (64 MiB).
+	KindRecording
 )
 
 // MiB is a mebibyte.
@@ -50,6 +53,7 @@ const (
 	LimitLock       = 4 * MiB
 	LimitProc       = 1 * MiB
 	LimitScript     = 16 * MiB
+	LimitRecording  = 64 * MiB
 )
 
 var kinds = [...]struct {
@@ -64,6 +68,7 @@ var kinds = [...]struct {
 	KindLock:       {"lock file", LimitLock},
 	KindProc:       {"process status file", LimitProc},
 	KindScript:     {"script file", LimitScript},
+	KindRecording:  {"recording file", LimitRecording},
 }
 
 // String names the kind, as errors do ("configuration file").
