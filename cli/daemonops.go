@@ -5,6 +5,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -102,6 +103,12 @@ func (d *daemon) serveMCP(wc *wireConn, req *wireRequest) {
 	g, err := d.generation(s)
 	if err != nil {
 		writeWireLine(wc, failAnswer(err))
+		return
+	}
+	if hasTasks(g.conn.Init().Capabilities) {
+		// The forwarder passes no tasks: a command sees them only by
+		// starting the server itself.
+		writeWireLine(wc, wireAnswer{OK: true, Partial: true})
 		return
 	}
 	s.touch(1)
@@ -265,4 +272,13 @@ func (d *daemon) disconnect(req *wireRequest) wireAnswer {
 		d.end(s, "disconnected")
 	}
 	return a
+}
+
+// hasTasks says whether a server declares tasks (the capability, or the
+// Tasks extension), which the forwarder does not pass on.
+func hasTasks(caps protocol.ServerCapabilities) bool {
+	var ext map[string]json.RawMessage
+	_ = json.Unmarshal(caps.Extensions, &ext)
+	_, ok := ext[protocol.ExtTasks]
+	return len(caps.Tasks) > 0 || ok
 }

@@ -122,7 +122,7 @@ func (inv *invocation) sessionVia(ctx context.Context, t *target, budget time.Du
 		return nil, "", false
 	}
 	a, err := c.ask(&wireRequest{Op: opMCP, Name: t.server.Name, Dir: inv.env.Dir, Digest: digestOf(t)}, budget)
-	if err != nil || !a.OK {
+	if err != nil || !a.OK || a.Partial {
 		c.Close()
 		inv.notTrusted(err)
 		if err == nil && a.Ended {
@@ -144,10 +144,16 @@ func (inv *invocation) notTrusted(err error) {
 	}
 }
 
+// sessionCommands are the commands that go through a session: those
+// whose output a session keeps as a direct start gives it. The others
+// (snapshot, diff, verify, probe, doctor, proxy, task, …) record or
+// test the server itself, so they start it.
+var sessionCommands = map[string]bool{"call": true, "read": true, "prompt": true, "test": true, "tool": true, "complete": true}
+
 // viaSession points opts at t's session when it has one: the command's
 // path stays the one of a direct start.
 func (inv *invocation) viaSession(ctx context.Context, t *target, tf *targetFlags, opts *manager.DialOptions) {
-	if tf.noSession || tf.verbose || t.server == nil {
+	if tf.noSession || tf.verbose || t.server == nil || !sessionCommands[inv.cmd.name] {
 		return
 	}
 	c, version, ok := inv.sessionVia(ctx, t, tf.startupBudget(t.spec))

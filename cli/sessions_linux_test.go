@@ -363,3 +363,20 @@ func TestSessionsConnectFails(t *testing.T) {
 	pid, _ := strconv.Atoi(string(m[1]))
 	waitGone(t, pid)
 }
+
+// TestSessionsLeaveWhatTheyCannotKeep: a server with tasks (which a
+// session does not pass on) and the commands that record or test the
+// server itself (snapshot) start the server, session or not.
+func TestSessionsLeaveWhatTheyCannotKeep(t *testing.T) {
+	r := newRunner(t)
+	connectDemo(t, r, "--tasks")
+	via := r.run(t, "test", "d", "--json").want(t, 0)
+	direct := r.run(t, "test", "d", "--json", "--no-session").want(t, 0)
+	if !reflect.DeepEqual(withoutTimings(t, via), withoutTimings(t, direct)) || !strings.Contains(via.stdout, `"io.modelcontextprotocol/tasks"`) {
+		t.Fatalf("a server with tasks, through a session:\n%s\nwithout:\n%s", via.stdout, direct.stdout)
+	}
+	r.run(t, "snapshot", "d").want(t, 0)
+	if s := r.sessions(t, 0, "sessions").Sessions[0]; s.Calls != 0 {
+		t.Fatalf("the session served %d commands, want none", s.Calls)
+	}
+}

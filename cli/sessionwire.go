@@ -61,7 +61,10 @@ type wireAnswer struct {
 	Ended bool `json:"ended,omitempty"`
 	// Protocol is the revision the session's server speaks (mcp,
 	// connect): the client pins it, so it sees what a direct start sees.
-	Protocol string        `json:"protocol,omitempty"`
+	Protocol string `json:"protocol,omitempty"`
+	// Partial says the server declares what a session does not pass on
+	// (tasks): a command then starts the server itself.
+	Partial  bool          `json:"partial,omitempty"`
 	Sessions []sessionInfo `json:"sessions,omitempty"`
 }
 
