@@ -207,7 +207,7 @@ func (inv *invocation) printSessions(ss []sessionInfo, verb string) error {
 	}
 	if verb != "" {
 		for _, s := range ss {
-			inv.printf("%s %s (%s, %s, session daemon pid %d)\n", verb, safe.Sanitize(s.Name), s.Transport, s.Protocol, s.Pid)
+			inv.printf("%s %s (%s, %s, session daemon pid %d)\n", verb, safe.Sanitize(s.Name), safe.Sanitize(s.Transport), safe.Sanitize(s.Protocol), s.Pid)
 		}
 		return nil
 	}
@@ -218,7 +218,7 @@ func (inv *invocation) printSessions(ss []sessionInfo, verb string) error {
 	inv.printf("%-20s %-8s %-20s %-8s %-6s %s\n", "NAME", "PID", "SINCE", "IDLE", "CALLS", "STATE")
 	for _, s := range ss {
 		idle := (time.Duration(s.IdleSeconds) * time.Second).String()
-		inv.printf("%-20s %-8d %-20s %-8s %-6d %s\n", safe.Sanitize(s.Name), s.Pid, s.Since, idle, s.Calls, s.State)
+		inv.printf("%-20s %-8d %-20s %-8s %-6d %s\n", safe.Sanitize(s.Name), s.Pid, safe.Sanitize(s.Since), idle, s.Calls, safe.Sanitize(s.State))
 	}
 	return nil
 }
