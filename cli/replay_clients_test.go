@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,8 @@ func runClient(t *testing.T, r *runner, c foreignClient, flags []string, server 
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
+	// It exits 1 after a failed connect step, which it prints.
+	if err := cmd.Run(); err != nil && (cmd.ProcessState.ExitCode() != 1 || !strings.Contains(stdout.String(), `"step":"connect","error"`)) {
 		t.Fatalf("the %s client %v: %v\n%s\n%s", c.name, cmd.Args, err, stdout.String(), stderr.String())
 	}
 	var steps []sdkStep
@@ -290,4 +292,114 @@ func TestInspectorCLISeesTheRecording(t *testing.T) {
 	if code == 0 || !strings.Contains(stdout+stderr, "MCP error -32603: replay: an error injected on purpose") {
 		t.Errorf("error=100%%: exit %d\n%s\n%s", code, stdout, stderr)
 	}
+}
+
+// TestGoSDKClientSeesTheWireFaults: the wire faults of replay --inject
+// reach the Go SDK's client (v1.8.0) as the SDK reports them. garble=100%
+// over stdio: the connection closed (mcp.ErrConnectionClosed), the JSON
+// decoder's error in its message. Over replay --listen (the SDK's
+// streamable client transport): garble, in 2025-11-25, a plain error
+// ("failed to decode response"); in 2026-07-28 the closed connection
+// around the same decode error of server/discover. slow-stream: every
+// answer as without the fault, in each revision (the fault is in the
+// framing only). close-stream: the 2025-11-25 client resumes the cut SSE
+// answer (the priming event's id) and sees every answer; a 2025-06-18 or
+// 2026-07-28 one, with nothing to resume by, reports each request as
+// "terminated without response".
+func TestGoSDKClientSeesTheWireFaults(t *testing.T) {
+	proctest.Check(t)
+	c := foreignClients[0]
+	r := newRunner(t)
+	r.run(t, "call", "--demo", "--record", "demo.jsonl", "echo", "text=hi").want(t, 0)
+	rec := filepath.Join(r.dir, "demo.jsonl")
+	call := []string{"-repeat", "2", "-call", "echo", "-args", `{"text":"hi"}`}
+	kinds := func(steps []sdkStep) string {
+		var out []string
+		for _, s := range steps {
+			k := "ok"
+			if s.Error != nil {
+				k = s.Error.Kind
+			}
+			out = append(out, s.Step+":"+k)
+		}
+		return strings.Join(out, " ")
+	}
+	steps, stderr := runClient(t, r, c, call, r.bin, "replay", "--inject", "garble=100%", rec)
+	if got := kinds(steps); got != "connect:closed" || !strings.Contains(steps[0].Error.Message, "invalid character") || !strings.Contains(stderr, "faults injected: garble 1") {
+		t.Errorf("garble=100%% over stdio: %s\n%+v\n%s", got, steps, stderr)
+	}
+	t.Logf("garble=100%% over stdio: %s", stepLog(steps))
+
+	live, _ := runClient(t, r, c, call, r.bin, "replay", rec)
+	serve := func(fault string, see func(url string)) string {
+		t.Helper()
+		url, stop := startListenOut(t, r, "replay", "--listen", "127.0.0.1:0", "--inject", fault, rec)
+		see(url)
+		return stop()
+	}
+	at := func(url, protocol string) []sdkStep {
+		steps, _ := runClient(t, r, c, append([]string{"-url", url, "-protocol", protocol}, call...))
+		t.Logf("%s, %s: %s", url, protocol, stepLog(steps))
+		return steps
+	}
+	out := serve("garble=100%", func(url string) {
+		if s := at(url, "2025-11-25"); kinds(s) != "connect:other" || !strings.Contains(s[0].Error.Message, "failed to decode response") {
+			t.Errorf("garble over HTTP, 2025-11-25: %+v", s)
+		}
+		if s := at(url, "2026-07-28"); kinds(s) != "connect:closed" || !strings.Contains(s[0].Error.Message, "failed to decode response") {
+			t.Errorf("garble over HTTP, 2026-07-28: %+v", s)
+		}
+	})
+	if !strings.Contains(out, "faults injected: garble") {
+		t.Errorf("garble over HTTP not counted:\n%s", out)
+	}
+	out = serve("slow-stream", func(url string) {
+		for _, p := range []string{"2026-07-28", "2025-11-25", "2025-06-18"} {
+			s := at(url, p)
+			if kinds(s) != "connect:ok tools:ok call:ok call:ok" || s[0].Protocol != p || !strings.Contains(string(s[3].Result), `"text":"hi"`) {
+				t.Errorf("slow-stream, %s: %+v", p, s)
+			}
+			if p == "2026-07-28" {
+				sameSteps(t, "slow-stream", live, s)
+			}
+		}
+	})
+	if !strings.Contains(out, "faults injected: slow-stream") {
+		t.Errorf("slow-stream not counted:\n%s", out)
+	}
+	out = serve("close-stream", func(url string) {
+		if s := at(url, "2025-11-25"); kinds(s) != "connect:ok tools:ok call:ok call:ok" || !strings.Contains(string(s[3].Result), `"text":"hi"`) {
+			t.Errorf("close-stream, 2025-11-25 (resumed): %+v", s)
+		}
+		for _, p := range []string{"2025-06-18", "2026-07-28"} {
+			s := at(url, p)
+			if kinds(s) != "connect:ok tools:other call:other call:other" || !strings.Contains(s[3].Error.Message, "terminated without response") {
+				t.Errorf("close-stream, %s (nothing to resume by): %+v", p, s)
+			}
+		}
+	})
+	if !strings.Contains(out, "faults injected: close-stream") {
+		t.Errorf("close-stream not counted:\n%s", out)
+	}
+}
+
+// stepLog is steps in short for a test's log: each step's kind and
+// error, or its result's first bytes.
+func stepLog(steps []sdkStep) string {
+	var b strings.Builder
+	for _, s := range steps {
+		b.WriteString(s.Step + ":")
+		switch {
+		case s.Error != nil:
+			b.WriteString(s.Error.Kind + " " + strconv.Quote(s.Error.Message))
+		case s.Protocol != "":
+			b.WriteString(s.Protocol)
+		case len(s.Result) > 0:
+			b.WriteString(string(s.Result[:min(len(s.Result), 60)]))
+		default:
+			b.WriteString("ok")
+		}
+		b.WriteString("; ")
+	}
+	return b.String()
 }

@@ -5,9 +5,11 @@
 // many times as -repeat says, each bounded by -timeout, and prints one
 // JSON line per step: what the SDK's client saw, with each failure
 // classified as the SDK reports it (a JSON-RPC error, a timeout, a
-// closed connection).
+// closed connection). With -url it speaks streamable HTTP to that
+// endpoint (the SDK's StreamableClientTransport) instead of running a
+// server; -protocol asks for a revision other than the SDK's latest.
 //
-// Usage: gosdkclient [-call NAME -args JSON -repeat N -timeout D] -- COMMAND ARGS...
+// Usage: gosdkclient [-call NAME -args JSON -repeat N -timeout D -protocol V] (-url URL | -- COMMAND ARGS...)
 package main
 
 import (
@@ -61,9 +63,19 @@ func main() {
 	args := flag.String("args", "{}", "its arguments, a JSON object")
 	repeat := flag.Int("repeat", 1, "how many times to call it")
 	timeout := flag.Duration("timeout", 10*time.Second, "the bound of each request")
+	url := flag.String("url", "", "a streamable HTTP endpoint (else a command to run over stdio)")
+	version := flag.String("protocol", "", "the protocol version to ask for (default: the SDK's latest)")
 	flag.Parse()
-	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: gosdkclient [-call NAME -args JSON -repeat N -timeout D] -- COMMAND ARGS...")
+	var transport mcp.Transport
+	switch {
+	case *url != "" && flag.NArg() == 0:
+		transport = &mcp.StreamableClientTransport{Endpoint: *url}
+	case *url == "" && flag.NArg() > 0:
+		cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
+		cmd.Stderr = os.Stderr
+		transport = &mcp.CommandTransport{Command: cmd}
+	default:
+		fmt.Fprintln(os.Stderr, "usage: gosdkclient [-call NAME -args JSON -repeat N -timeout D -protocol V] (-url URL | -- COMMAND ARGS...)")
 		os.Exit(2)
 	}
 	out := json.NewEncoder(os.Stdout)
@@ -71,12 +83,10 @@ func main() {
 		l.Ms = time.Since(start).Milliseconds()
 		_ = out.Encode(l)
 	}
-	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
-	cmd.Stderr = os.Stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "gosdkclient", Version: "v1.0.0"}, nil)
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: *version})
 	cancel()
 	if err != nil {
 		emit(line{Step: "connect", Error: classify(err)}, start)
