@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -81,8 +82,13 @@ func TestCallTimeoutOverHTTPTellsTheServer(t *testing.T) {
 				srv.Close()
 			})
 			r := newRunner(t)
-			res := r.run(t, "call", srv.URL+"/mcp", "sleep", "ms=60000", "--timeout", "500ms").want(t, 1)
-			if !strings.Contains(res.stderr, "tool sleep on server 127.0.0.1:") || !strings.Contains(res.stderr, "timed out after 500ms") {
+			// toolTimeout bounds the call alone: --timeout would bound the
+			// initialize and the listing too, which a loaded machine may
+			// take longer than 500ms over.
+			entry, _ := json.Marshal(map[string]any{"url": srv.URL + "/mcp", "toolTimeout": 0.5})
+			r.run(t, "add-json", "slow", string(entry)).want(t, 0)
+			res := r.run(t, "call", "slow", "sleep", "ms=60000").want(t, 1)
+			if !strings.Contains(res.stderr, "tool sleep on server slow") || !strings.Contains(res.stderr, "timed out after 500ms") {
 				t.Errorf("the error does not say the call timed out:\n%s", res)
 			}
 			if !log.waitFor(tc.want, tc.later) {

@@ -15,8 +15,12 @@ import (
 )
 
 // helloWait bounds the wait for a daemon's first line: a listener that
-// says nothing within it is not a daemon of ours.
-const helloWait = 2 * time.Second
+// says nothing within it is not a daemon of ours. A daemon writes its
+// hello as it accepts, but one starved on a loaded machine was seen to
+// take over 2 s (a CI run with the race detector beside a CPU hog), and
+// taking it for a squatter would start a second daemon; a real squatter
+// costs this wait once, then connect replaces it.
+const helloWait = 10 * time.Second
 
 // sessionPaths are the files of a home's session daemon.
 type sessionPaths struct {
