@@ -71,9 +71,12 @@ type verifyRecording struct {
 // readVerifyRecording reads the requests mcpwire sent to server (any
 // when "" and the recording holds one server) and their answers.
 func readVerifyRecording(name string, data []byte, server string) (*verifyRecording, error) {
-	rec := &verifyRecording{}
+	type numbered struct {
+		n int
+		l manager.RecordLine
+	}
+	var lines []numbered
 	var servers []string
-	pending := map[string]*recordedRequest{}
 	for i, raw := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
@@ -88,24 +91,33 @@ func readVerifyRecording(name string, data []byte, server string) (*verifyRecord
 		if !slices.Contains(servers, l.Server) {
 			servers = append(servers, l.Server)
 		}
-		if server == "" {
-			server = l.Server
-		}
-		if l.Server != server {
-			continue
-		}
-		if l.Session != nil && rec.protocol == "" {
-			rec.protocol = l.Session.Protocol
-		}
-		rec.message(i+1, l.Dir, l.Msg, pending)
+		lines = append(lines, numbered{i + 1, l})
 	}
 	switch {
 	case len(servers) == 0:
 		return nil, fmt.Errorf("%s holds no session: record one with mcpwire … --record FILE", name)
+	case server == "" && len(servers) > 1:
+		return nil, fmt.Errorf("%s holds the sessions of %s: choose one with --server NAME", name, strings.Join(servers, ", "))
+	case server == "":
+		server = servers[0]
 	case !slices.Contains(servers, server):
 		return nil, fmt.Errorf("%s holds no session of %s; it holds %s", name, server, strings.Join(servers, ", "))
 	}
-	rec.server = server
+	rec := &verifyRecording{server: server}
+	pending := map[string]*recordedRequest{}
+	for _, nl := range lines {
+		if nl.l.Server != server {
+			continue
+		}
+		if nl.l.Session != nil && rec.protocol == "" {
+			if p := nl.l.Session.Protocol; p != "" && !protocol.IsSupported(p) {
+				return nil, fmt.Errorf("%s:%d: the recorded revision %q is none mcpwire speaks (%s): record the session again",
+					name, nl.n, p, strings.Join(protocol.SupportedVersions(), ", "))
+			}
+			rec.protocol = nl.l.Session.Protocol
+		}
+		rec.message(nl.n, nl.l.Dir, nl.l.Msg, pending)
+	}
 	if rec.init == nil {
 		return nil, fmt.Errorf("%s holds no answered initialize or server/discover of %s: record a whole session", name, server)
 	}
