@@ -308,24 +308,9 @@ func TestInspectorCLISeesTheRecording(t *testing.T) {
 // "terminated without response".
 func TestGoSDKClientSeesTheWireFaults(t *testing.T) {
 	proctest.Check(t)
-	c := foreignClients[0]
-	r := newRunner(t)
-	r.run(t, "call", "--demo", "--record", "demo.jsonl", "echo", "text=hi").want(t, 0)
-	rec := filepath.Join(r.dir, "demo.jsonl")
-	call := []string{"-repeat", "2", "-call", "echo", "-args", `{"text":"hi"}`}
-	kinds := func(steps []sdkStep) string {
-		var out []string
-		for _, s := range steps {
-			k := "ok"
-			if s.Error != nil {
-				k = s.Error.Kind
-			}
-			out = append(out, s.Step+":"+k)
-		}
-		return strings.Join(out, " ")
-	}
+	c, r, rec, call := goSDKOnDemo(t)
 	steps, stderr := runClient(t, r, c, call, r.bin, "replay", "--inject", "garble=100%", rec)
-	if got := kinds(steps); got != "connect:closed" || !strings.Contains(steps[0].Error.Message, "invalid character") || !strings.Contains(stderr, "faults injected: garble 1") {
+	if got := stepKinds(steps, false); got != "connect:closed" || !strings.Contains(steps[0].Error.Message, "invalid character") || !strings.Contains(stderr, "faults injected: garble 1") {
 		t.Errorf("garble=100%% over stdio: %s\n%+v\n%s", got, steps, stderr)
 	}
 	t.Logf("garble=100%% over stdio: %s", stepLog(steps))
@@ -343,10 +328,10 @@ func TestGoSDKClientSeesTheWireFaults(t *testing.T) {
 		return steps
 	}
 	out := serve("garble=100%", func(url string) {
-		if s := at(url, "2025-11-25"); kinds(s) != "connect:other" || !strings.Contains(s[0].Error.Message, "failed to decode response") {
+		if s := at(url, "2025-11-25"); stepKinds(s, false) != "connect:other" || !strings.Contains(s[0].Error.Message, "failed to decode response") {
 			t.Errorf("garble over HTTP, 2025-11-25: %+v", s)
 		}
-		if s := at(url, "2026-07-28"); kinds(s) != "connect:closed" || !strings.Contains(s[0].Error.Message, "failed to decode response") {
+		if s := at(url, "2026-07-28"); stepKinds(s, false) != "connect:closed" || !strings.Contains(s[0].Error.Message, "failed to decode response") {
 			t.Errorf("garble over HTTP, 2026-07-28: %+v", s)
 		}
 	})
@@ -356,7 +341,7 @@ func TestGoSDKClientSeesTheWireFaults(t *testing.T) {
 	out = serve("slow-stream", func(url string) {
 		for _, p := range []string{"2026-07-28", "2025-11-25", "2025-06-18"} {
 			s := at(url, p)
-			if kinds(s) != "connect:ok tools:ok call:ok call:ok" || s[0].Protocol != p || !strings.Contains(string(s[3].Result), `"text":"hi"`) {
+			if stepKinds(s, false) != "connect:ok tools:ok call:ok call:ok" || s[0].Protocol != p || !strings.Contains(string(s[3].Result), `"text":"hi"`) {
 				t.Errorf("slow-stream, %s: %+v", p, s)
 			}
 			if p == "2026-07-28" {
@@ -368,12 +353,12 @@ func TestGoSDKClientSeesTheWireFaults(t *testing.T) {
 		t.Errorf("slow-stream not counted:\n%s", out)
 	}
 	out = serve("close-stream", func(url string) {
-		if s := at(url, "2025-11-25"); kinds(s) != "connect:ok tools:ok call:ok call:ok" || !strings.Contains(string(s[3].Result), `"text":"hi"`) {
+		if s := at(url, "2025-11-25"); stepKinds(s, false) != "connect:ok tools:ok call:ok call:ok" || !strings.Contains(string(s[3].Result), `"text":"hi"`) {
 			t.Errorf("close-stream, 2025-11-25 (resumed): %+v", s)
 		}
 		for _, p := range []string{"2025-06-18", "2026-07-28"} {
 			s := at(url, p)
-			if kinds(s) != "connect:ok tools:other call:other call:other" || !strings.Contains(s[3].Error.Message, "terminated without response") {
+			if stepKinds(s, false) != "connect:ok tools:other call:other call:other" || !strings.Contains(s[3].Error.Message, "terminated without response") {
 				t.Errorf("close-stream, %s (nothing to resume by): %+v", p, s)
 			}
 		}
@@ -402,4 +387,82 @@ func stepLog(steps []sdkStep) string {
 		b.WriteString("; ")
 	}
 	return b.String()
+}
+
+// TestGoSDKClientSeesTheFaultsOverHTTP: the faults of replay --inject
+// that are not the wire's reach the Go SDK's client (v1.8.0, streamable
+// HTTP, replay --listen) as over stdio: error as the JSON-RPC error
+// -32603; drop as the client's own timeout; kill-after, the replay
+// dropping each connection after the requests it allows, as the SDK's
+// own -32005 "rejected by transport" (its error for a request it could
+// not send); latency as the same answers, later (a lower bound only).
+func TestGoSDKClientSeesTheFaultsOverHTTP(t *testing.T) {
+	proctest.Check(t)
+	c, r, rec, call := goSDKOnDemo(t)
+	see := func(fault, protocol string, flags ...string) ([]sdkStep, string) {
+		t.Helper()
+		url, stop := startListenOut(t, r, "replay", "--seed", "1", "--listen", "127.0.0.1:0", "--inject", fault, rec)
+		steps, _ := runClient(t, r, c, append(append([]string{"-url", url, "-protocol", protocol}, flags...), call...))
+		out := stop()
+		t.Logf("%s, %s: %s", fault, protocol, stepLog(steps))
+		return steps, out
+	}
+	for _, p := range []string{"2026-07-28", "2025-11-25"} {
+		steps, out := see("error=100%", p)
+		if got := stepKinds(steps, true); got != "connect:ok tools:jsonrpc-32603 call:jsonrpc-32603 call:jsonrpc-32603" || !strings.Contains(out, "faults injected: error 3") {
+			t.Errorf("error=100%%, %s: %s\n%s", p, got, out)
+		}
+		steps, out = see("kill-after=2", p)
+		if got := stepKinds(steps, true); got != "connect:ok tools:ok call:ok call:jsonrpc-32005" || !strings.Contains(out, "kill-after 1") {
+			t.Errorf("kill-after=2, %s: %s\n%s", p, got, out)
+		}
+		steps, out = see("latency=200ms±50ms", p)
+		if got := stepKinds(steps, true); got != "connect:ok tools:ok call:ok call:ok" || !strings.Contains(out, "faults injected: latency") {
+			t.Errorf("latency, %s: %s\n%s", p, got, out)
+		}
+		for _, s := range steps[1:] {
+			if s.Ms < 150 {
+				t.Errorf("latency=200ms±50ms, %s: %s answered in %d ms", p, s.Step, s.Ms)
+			}
+		}
+	}
+	// drop in 2025-11-25: each request times out. (In 2026-07-28 the
+	// SDK sends notifications/cancelled after a timeout, which that
+	// revision does not carry over HTTP (streamable-http.mdx: closing the
+	// SSE stream is the cancellation; a server that cannot accept a
+	// notification answers an HTTP error): the replay answers 400 and the
+	// SDK closes the session, so a later request sees a closed
+	// connection; which one depends on a race, so it is logged only.)
+	steps, out := see("drop=100%", "2025-11-25", "-timeout", "500ms")
+	if got := stepKinds(steps, true); got != "connect:ok tools:timeout call:timeout call:timeout" || !strings.Contains(out, "faults injected: drop 3") {
+		t.Errorf("drop=100%%: %s\n%s", got, out)
+	}
+	see("drop=100%", "2026-07-28", "-timeout", "500ms")
+}
+
+// stepKinds is each step as STEP:KIND, KIND "ok" or the failure's kind
+// (with its code when withCode says so and there is one).
+func stepKinds(steps []sdkStep, withCode bool) string {
+	var out []string
+	for _, s := range steps {
+		k := "ok"
+		if s.Error != nil {
+			k = s.Error.Kind
+			if withCode && s.Error.Code != 0 {
+				k += strconv.FormatInt(s.Error.Code, 10)
+			}
+		}
+		out = append(out, s.Step+":"+k)
+	}
+	return strings.Join(out, " ")
+}
+
+// goSDKOnDemo is the Go SDK's client, a runner, a recording of the demo
+// server's echo and the client's flags to call it twice.
+func goSDKOnDemo(t *testing.T) (foreignClient, *runner, string, []string) {
+	t.Helper()
+	r := newRunner(t)
+	r.run(t, "call", "--demo", "--record", "demo.jsonl", "echo", "text=hi").want(t, 0)
+	rec := filepath.Join(r.dir, "demo.jsonl")
+	return foreignClients[0], r, rec, []string{"-repeat", "2", "-call", "echo", "-args", `{"text":"hi"}`}
 }
