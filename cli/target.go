@@ -97,7 +97,7 @@ func (inv *invocation) resolveTarget(ctx context.Context, tf *targetFlags, pos, 
 		if !ok || strings.TrimSpace(k) == "" {
 			return nil, nil, usageErr("--header wants 'Name: value'")
 		}
-		inv.addSecrets(strings.TrimSpace(v))
+		inv.addSecrets(config.SecretForms(v)...)
 	}
 	env, err := inv.envFlags(tf.env)
 	if err != nil {

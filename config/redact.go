@@ -50,13 +50,8 @@ func (s *Server) SecretValues() []Secret {
 		if v == "" || strings.Contains(v, "${") && s.Expanded == nil {
 			return
 		}
-		out = append(out, Secret{field, v})
-		// "Bearer <token>", "Basic <credentials>", "token <t>": the
-		// credential alone too.
-		if _, cred, ok := strings.Cut(v, " "); ok {
-			if cred = strings.TrimSpace(cred); cred != "" {
-				out = append(out, Secret{field, cred})
-			}
+		for _, f := range SecretForms(v) {
+			out = append(out, Secret{field, f})
 		}
 	}
 	addURL := func(raw string) {
@@ -106,6 +101,23 @@ func (s *Server) SecretValues() []Secret {
 				add("headers."+k, x.Headers[k])
 			}
 			addURL(x.URL)
+		}
+	}
+	return out
+}
+
+// SecretForms returns the forms of a secret value v that output may
+// carry: v itself, trimmed, and the credential after a scheme word
+// ("Bearer <token>", "Basic <credentials>", "token <t>") alone too.
+func SecretForms(v string) []string {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return nil
+	}
+	out := []string{v}
+	if _, cred, ok := strings.Cut(v, " "); ok {
+		if cred = strings.TrimSpace(cred); cred != "" {
+			out = append(out, cred)
 		}
 	}
 	return out
