@@ -180,7 +180,7 @@ func runAdd(ctx context.Context, inv *invocation, args []string) error {
 			entry.Headers = map[string]string{}
 		}
 		entry.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		inv.addSecrets(strings.TrimSpace(v))
+		inv.addSecrets(config.SecretForms(v)...)
 	}
 	scope, err := af.resolve(inv)
 	if err != nil {

@@ -269,7 +269,7 @@ func (inv *invocation) loginOptions(arg string, lf *loginFlags) (*manager.LoginO
 				return nil, nil, usageErr("--header wants 'Name: value'")
 			}
 			opts.Header[strings.TrimSpace(k)] = strings.TrimSpace(v)
-			inv.addSecrets(strings.TrimSpace(v))
+			inv.addSecrets(config.SecretForms(v)...)
 		}
 	} else {
 		s, err := inv.lookup(cfg, arg)

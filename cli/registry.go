@@ -191,7 +191,7 @@ func (xf *inputFlags) values(inv *invocation) (registry.Values, error) {
 		}
 		k, val = strings.TrimSpace(k), strings.TrimSpace(val)
 		v.Headers[k] = append(v.Headers[k], val)
-		inv.addSecrets(val)
+		inv.addSecrets(config.SecretForms(val)...)
 	}
 	for _, kv := range xf.vars {
 		k, val, ok := strings.Cut(kv, "=")
