@@ -51,7 +51,7 @@ func runConnect(ctx context.Context, inv *invocation, args []string) error {
 	defer t.stop()
 	c, err := inv.daemonFor(ctx, t.home)
 	if err != nil {
-		return fail(ExitServer, "session", err)
+		return sessionFailure(err)
 	}
 	defer c.Close()
 	budget := tf.startupBudget(t.spec) + helloWait
@@ -64,6 +64,17 @@ func runConnect(ctx context.Context, inv *invocation, args []string) error {
 		return answerFailure(t.server.Name, a)
 	}
 	return inv.printSessions(a.Sessions, "connected")
+}
+
+// sessionFailure is the failure of reaching the daemon: with what to do
+// when its folder or socket is not trusted.
+func sessionFailure(err error) *failure {
+	f := fail(ExitServer, "session", err)
+	var ue *untrustedError
+	if errors.As(err, &ue) {
+		f.hints = append(f.hints, ue.hint())
+	}
+	return f
 }
 
 // answerFailure is the failure a daemon's answer reports.
@@ -185,7 +196,7 @@ func (inv *invocation) askDaemon(ctx context.Context, req *wireRequest) (*wireAn
 		return nil, err
 	}
 	if err != nil {
-		return nil, fail(ExitServer, "session", err)
+		return nil, sessionFailure(err)
 	}
 	defer c.Close()
 	a, err := c.ask(req, time.Minute)

@@ -103,7 +103,7 @@ func runSessionDaemon(ctx context.Context, inv *invocation, args []string) error
 	p := inv.sessionPathsOf(home)
 	ln, err := listenPrivate(p)
 	if err != nil {
-		return fail(ExitServer, "session", err)
+		return sessionFailure(err)
 	}
 	signalReady(*readyFD)
 	ctx, cancel := context.WithCancel(ctx)

@@ -27,7 +27,7 @@ func listenPrivate(p sessionPaths) (net.Listener, error) {
 	}
 	if fi, err := os.Lstat(p.sock); err == nil {
 		if fi.Mode().Type() != os.ModeSocket {
-			return nil, &untrustedError{p.sock, "not a socket"}
+			return nil, &untrustedError{p.sock, "not a socket", false}
 		}
 		os.Remove(p.sock) // stale: the starter found no listener, under the lock
 	}

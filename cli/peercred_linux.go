@@ -29,7 +29,7 @@ func checkPeer(c net.Conn) error {
 		return fmt.Errorf("SO_PEERCRED: %w", cerr)
 	}
 	if int(cred.Uid) != os.Getuid() {
-		return &untrustedError{"(peer)", fmt.Sprintf("the process at the other end (pid %d) is uid %d, not %d", cred.Pid, cred.Uid, os.Getuid())}
+		return &untrustedError{"(peer)", fmt.Sprintf("the process at the other end (pid %d) is uid %d, not %d", cred.Pid, cred.Uid, os.Getuid()), false}
 	}
 	return nil
 }

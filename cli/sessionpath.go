@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // helloWait bounds the wait for a daemon's first line: a listener that
@@ -44,10 +46,24 @@ func pathsOf(home string, getenv func(string) string) sessionPaths {
 // An untrustedError says the session folder or socket is not ours alone.
 type untrustedError struct {
 	path, why string
+	folder    bool // path is the session folder, not the socket
 }
 
 func (e *untrustedError) Error() string {
-	return fmt.Sprintf("session socket %s is not trusted: %s", e.path, e.why)
+	what := "session socket"
+	if e.folder {
+		what = "session folder"
+	}
+	return fmt.Sprintf("%s %s is not trusted: %s", what, e.path, e.why)
+}
+
+// hint says what to do about it: mcpwire never removes what it did not
+// make, so the user removes it, or chooses another folder.
+func (e *untrustedError) hint() string {
+	if e.path == "(peer)" {
+		return "another user's process listens at the session socket: stop it, or set XDG_RUNTIME_DIR to a folder of yours"
+	}
+	return fmt.Sprintf("if it is not yours, remove it (rm -r %s), or set XDG_RUNTIME_DIR to a folder of yours; sessions need a folder only you may reach", safe.ShellQuote(e.path))
 }
 
 // errNoDaemon says no daemon listens: no socket, or a stale one.
@@ -84,12 +100,12 @@ func checkPrivate(path string, dir bool) error {
 	}
 	switch {
 	case fi.Mode().Type() != want:
-		return &untrustedError{path, "not " + kind + " (" + fi.Mode().Type().String() + ")"}
+		return &untrustedError{path, "not " + kind + " (" + fi.Mode().Type().String() + ")", dir}
 	case fi.Mode().Perm()&0o077 != 0:
-		return &untrustedError{path, fmt.Sprintf("mode %04o: others may reach it", fi.Mode().Perm())}
+		return &untrustedError{path, fmt.Sprintf("mode %04o: others may reach it", fi.Mode().Perm()), dir}
 	}
 	if uid, ok := ownerOf(fi); ok && uid != os.Getuid() {
-		return &untrustedError{path, fmt.Sprintf("owned by uid %d, not %d", uid, os.Getuid())}
+		return &untrustedError{path, fmt.Sprintf("owned by uid %d, not %d", uid, os.Getuid()), dir}
 	}
 	return nil
 }
@@ -105,7 +121,7 @@ func removeIfNotDir(path string) error {
 		return err
 	}
 	if fi.IsDir() {
-		return &untrustedError{path, "a folder"}
+		return &untrustedError{path, "a folder", false}
 	}
 	return os.Remove(path)
 }

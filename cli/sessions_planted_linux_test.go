@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net"
 	"os"
@@ -73,5 +75,35 @@ func plantedDaemon(ln net.Listener, wg *sync.WaitGroup) {
 				}
 			}
 		}()
+	}
+}
+
+// TestSessionsPlantedFolder: a session folder that others may reach
+// (planted in XDG_RUNTIME_DIR, mode 0777) is refused by connect in words
+// that call it a folder and say what to do; a call still starts the
+// server directly.
+func TestSessionsPlantedFolder(t *testing.T) {
+	r := newRunner(t)
+	r.run(t, "add", "d", "--", r.bin, "serve-demo").want(t, 0)
+	rt := filepath.Join(filepath.Dir(r.dir), "run")
+	if err := os.MkdirAll(rt, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r.env = append(r.env, "XDG_RUNTIME_DIR="+rt)
+	sum := sha256.Sum256([]byte(filepath.Clean(r.home)))
+	dir := filepath.Join(rt, "mcpwire-"+hex.EncodeToString(sum[:6]))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	res := r.run(t, "connect", "d").want(t, 1)
+	if !strings.Contains(res.stderr, "session folder "+dir+" is not trusted: mode 0777") ||
+		!strings.Contains(res.stderr, "hint: if it is not yours, remove it (rm -r") {
+		t.Errorf("a planted session folder:\n%s", res)
+	}
+	if res := r.run(t, "call", "d", "echo", "text=direct").want(t, 0); strings.TrimSpace(res.stdout) != "direct" {
+		t.Errorf("a call beside a planted session folder:\n%s", res)
 	}
 }
