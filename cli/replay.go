@@ -217,6 +217,29 @@ func (rp *replayer) unmatched(method string, closest *recordedCall) error {
 // all fire after 1.1 ms), so a shorter one would slow the replay down.
 const minWait = time.Millisecond
 
+// maxReplayWait bounds one recorded wait at the chosen --speed: a
+// recording that would hold a client longer is refused at the start.
+const maxReplayWait = 10 * time.Minute
+
+// checkWaits refuses a recording whose recorded pace would make a client
+// wait past maxReplayWait for one answer or event.
+func (rp *replayer) checkWaits(name string) error {
+	if rp.speed <= 0 {
+		return nil
+	}
+	for _, c := range rp.calls {
+		longest := c.took
+		for _, ev := range c.events {
+			longest = max(longest, ev.at)
+		}
+		if d := longest / rp.speed; d > float64(maxReplayWait/time.Millisecond) {
+			return usageErr("%s: an answer to %s is recorded %.4g s after its request: at --speed %g a client would wait past %v; replay it with --speed 0 (no waits) or a higher --speed",
+				name, safe.Sanitize(c.method), longest/1000, rp.speed, maxReplayWait)
+		}
+	}
+	return nil
+}
+
 // wait sleeps until ms (recorded, scaled by --speed) after start; not
 // at all when that is less than minWait away.
 func (rp *replayer) wait(ctx context.Context, start time.Time, ms float64) error {
@@ -367,6 +390,9 @@ func runReplay(ctx context.Context, inv *invocation, args []string) error {
 		return fail(ExitUsage, phaseUsage, err)
 	}
 	rp.speed, rp.match.loose = rf.speed, rf.match == "loose"
+	if err := rp.checkWaits(pos[0]); err != nil {
+		return err
+	}
 	for _, v := range rf.ignore {
 		rp.match.ignore = append(rp.match.ignore, strings.Split(v, ",")...)
 	}
