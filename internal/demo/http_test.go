@@ -387,3 +387,20 @@ func TestMainHTTP(t *testing.T) {
 		t.Fatal("Main did not return")
 	}
 }
+
+// TestModernNotificationAccepted: a 2026-07-28 client's notification (the
+// Go SDK sends notifications/cancelled after a timeout) is accepted with
+// 202 and no body, by a dual-era and a modern-only server alike; it does
+// not end anything.
+func TestModernNotificationAccepted(t *testing.T) {
+	for _, era := range []string{EraDual, EraModern} {
+		t.Run(era, func(t *testing.T) {
+			c := startHTTP(t, Options{Era: era})
+			hdr := map[string]string{"MCP-Protocol-Version": "2026-07-28"}
+			r := c.do(http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"timeout"}}`, hdr)
+			if body := bodyOf(t, r); r.StatusCode != http.StatusAccepted || body != "" {
+				t.Fatalf("a modern notification: %s %q, want 202 and no body", r.Status, body)
+			}
+		})
+	}
+}

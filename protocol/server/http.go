@@ -521,6 +521,10 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		h.postModern(w, r, req)
 		return
 	}
+	if isReq && !isCall && h.srv.opts.Era != EraLegacy && h.modernHeaders(r) {
+		h.modernNotification(w)
+		return
+	}
 	if h.srv.opts.Era == EraModern {
 		h.refuseLegacyHTTP(w, msgs[0])
 		return
@@ -570,6 +574,16 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 // modernHeaders reports whether a request without a session says it is of
 // the modern era in its headers (its _meta is then wrong, and that is the
 // answer it gets).
+// modernNotification accepts a client's notification of the modern era
+// and does nothing with it. That era defines none over HTTP: closing the
+// answer stream is the cancellation. But clients send one anyway (the Go
+// SDK v1.8.0 sends notifications/cancelled after a timeout, and closes
+// its whole session on a 400), and the transport lets a server accept a
+// notification: 202, no body.
+func (h *HTTPHandler) modernNotification(w http.ResponseWriter) {
+	w.WriteHeader(http.StatusAccepted)
+}
+
 func (h *HTTPHandler) modernHeaders(r *http.Request) bool {
 	return r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("MCP-Protocol-Version") == ModernVersion
 }
