@@ -73,6 +73,12 @@ type ConnOptions struct {
 	// NextID, when set, returns the ID for each outgoing call; by default
 	// IDs are integers counting up from 1.
 	NextID func() ID
+	// FinishOnEOF keeps the peer's requests already read running when the
+	// peer closes its side (io.EOF): they are still answered, until Close.
+	// Done is closed at the EOF all the same, the calls waiting fail, and
+	// [Conn.Drain] waits for the requests. A server on stdio sets it: a
+	// client that pipes its requests and closes stdin expects the answers.
+	FinishOnEOF bool
 }
 
 // A Conn multiplexes calls over a [Stream]: one reader goroutine reads
@@ -96,6 +102,7 @@ type Conn struct {
 
 	notices  sync.WaitGroup // OnCancel calls running
 	handling atomic.Int32   // the peer's requests being handled or replied to
+	settled  chan struct{}  // has room for one: a request of the peer ended
 	handlers sync.WaitGroup // their goroutines, and the reject queue's
 	jobs     chan job       // requests handed to an idle handler goroutine
 	idle     atomic.Int32   // handler goroutines waiting on jobs
@@ -109,7 +116,8 @@ type Conn struct {
 // NewConn starts a connection over s. It owns s from now on.
 func NewConn(s Stream, opts *ConnOptions) *Conn {
 	c := &Conn{stream: s, pending: map[ID]*Pending{}, serving: map[ID]*serving{},
-		done: make(chan struct{}), rejects: make(chan *Response, maxRejects), jobs: make(chan job)}
+		done: make(chan struct{}), rejects: make(chan *Response, maxRejects), jobs: make(chan job),
+		settled: make(chan struct{}, 1)}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -441,7 +449,9 @@ func (c *Conn) read() {
 				err = ErrClosed
 			}
 			c.fail(err)
-			c.cancel()
+			if !c.opts.FinishOnEOF || !errors.Is(err, io.EOF) {
+				c.cancel()
+			}
 			return
 		}
 		switch m := msg.(type) {
@@ -565,7 +575,7 @@ func (c *Conn) badMessage(de *DecodeError) {
 }
 
 func (c *Conn) handle(ctx context.Context, req *Request, s *serving) {
-	defer c.handling.Add(-1)
+	defer c.ended()
 	var result any
 	var err error
 	if c.opts.Handle == nil {
@@ -582,6 +592,29 @@ func (c *Conn) handle(ctx context.Context, req *Request, s *serving) {
 	}
 	c.mu.Unlock()
 	s.cancel(nil)
+}
+
+// ended counts one of the peer's requests as answered, for Drain.
+func (c *Conn) ended() {
+	c.handling.Add(-1)
+	select {
+	case c.settled <- struct{}{}:
+	default:
+	}
+}
+
+// Drain waits until none of the peer's requests is being handled or
+// answered, or ctx ends. With FinishOnEOF, a server calls it once Done is
+// closed by the peer's EOF, before it closes the connection.
+func (c *Conn) Drain(ctx context.Context) error {
+	for c.handling.Load() > 0 {
+		select {
+		case <-c.settled:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // Pace waits for a turn of the reply rate and takes it, as a reply to one

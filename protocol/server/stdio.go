@@ -174,7 +174,8 @@ func (s *Server) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 			defer cancel()
 			_ = conn.Notify(ctx, "notifications/cancelled", map[string]any{"requestId": id, "reason": "the tool call was cancelled"})
 		},
-		ReplyRate: 1 << 24,
+		ReplyRate:   1 << 24,
+		FinishOnEOF: true,
 	})
 	p.conn = conn
 	close(p.ready)
@@ -182,6 +183,7 @@ func (s *Server) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 	var result error
 	select {
 	case <-conn.Done():
+		drain(ctx, conn, crash)
 	case <-ctx.Done():
 	case <-crash:
 		result = ErrDropped
@@ -220,4 +222,27 @@ func (s *Server) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 func encodeInert(msg jsonrpc.Message) ([]byte, error) {
 	b, err := jsonrpc.EncodeMessage(msg)
 	return safe.EscapeJSON(b), err
+}
+
+// drainWait bounds the answers still owed once the client closed stdin.
+const drainWait = 5 * time.Second
+
+// drain lets the requests read before the client closed stdin be
+// answered (a script that pipes requests and closes stdin expects them),
+// for at most drainWait, or until ctx ends or a handler drops the
+// connection. The client's stop sequence bounds it too: SIGTERM ends ctx.
+func drain(ctx context.Context, conn *jsonrpc.Conn, crash <-chan struct{}) {
+	if !jsonrpc.IsEOF(conn.Err()) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, drainWait)
+	defer cancel()
+	go func() {
+		select {
+		case <-crash:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	_ = conn.Drain(ctx)
 }
