@@ -20,7 +20,7 @@ func TestAnswersOwedAtEOF(t *testing.T) {
 		initBody,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"ping"}`,
-		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":300}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":20}}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"last"}}}`,
 	}, "\n") + "\n"
 	cmd := exec.Command(exe)

@@ -224,8 +224,11 @@ func encodeInert(msg jsonrpc.Message) ([]byte, error) {
 	return safe.EscapeJSON(b), err
 }
 
-// drainWait bounds the answers still owed once the client closed stdin.
-const drainWait = 5 * time.Second
+// drainWait bounds the answers still owed once the client closed stdin:
+// under the 2 s a client waits before SIGTERM (ours: procgroup's
+// DefaultCloseWait), so that a server with a call still running exits by
+// itself instead of making every stop wait for the signal.
+const drainWait = time.Second
 
 // drain lets the requests read before the client closed stdin be
 // answered (a script that pipes requests and closes stdin expects them),
