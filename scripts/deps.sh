@@ -123,36 +123,25 @@ else
 	echo "deps: built the Go SDK $GOSDK_VERSION examples into ${gosdk#"$root"/}"
 fi
 
-# The Go SDK host of the bridges' tests (internal/peers/testdata/
-# gosdkhost: a module of its own on the SDK, so go.mod is untouched, with
-# elicitation, a protocol version to ask for and HTTP), built again when
-# its source changed.
-host="$root/internal/peers/testdata/gosdkhost"
-host_hash=$(cat "$host/go.mod" "$host/go.sum" "$host"/*.go | sha256sum | cut -d' ' -f1)
-host_stamp="$gosdk/.gosdkhost.stamp"
-if [[ -f "$host_stamp" && "$(cat "$host_stamp")" == "$host_hash" && -x "$gosdk/gosdkhost" ]]; then
-	echo "deps: go-sdk host up to date in ${gosdk#"$root"/}"
-else
-	retry "go build of the Go SDK host" "$gosdk/host.log" "could not build internal/peers/testdata/gosdkhost; see ${gosdk#"$root"/}/host.log" \
-		env -C "$host" GOWORK=off GOFLAGS=-mod=mod CGO_ENABLED=0 go build -o "$gosdk/gosdkhost" .
-	echo "$host_hash" >"$host_stamp"
-	echo "deps: built the Go SDK host into ${gosdk#"$root"/}"
-fi
-
-# The Go SDK client of the tests: internal/peers/testdata/gosdkclient, a
-# module of its own (its go.mod requires the SDK; ours does not), built
-# beside the examples. Its stamp is a hash of its source.
-client="$root/internal/peers/testdata/gosdkclient"
-client_hash=$(cat "$client/go.mod" "$client/go.sum" "$client"/*.go | sha256sum | cut -d' ' -f1)
-client_stamp="$gosdk/.gosdkclient.stamp"
-if [[ -f "$client_stamp" && "$(cat "$client_stamp")" == "$client_hash" && -x "$gosdk/gosdkclient" ]]; then
-	echo "deps: go-sdk client up to date in ${gosdk#"$root"/}"
-else
-	retry "go build of the Go SDK client" "$gosdk/client.log" "could not build the Go SDK client; see ${gosdk#"$root"/}/client.log" \
-		env -C "$client" GOFLAGS=-mod=readonly GOWORK=off CGO_ENABLED=0 go build -o "$gosdk/gosdkclient" .
-	echo "$client_hash" >"$client_stamp"
-	echo "deps: built the Go SDK client into ${gosdk#"$root"/}"
-fi
+# The Go SDK host of the bridges' tests and the Go SDK client of the
+# replay tests (internal/peers/testdata/gosdkhost and gosdkclient): each a
+# module of its own on the SDK, so our go.mod is untouched, built beside
+# the examples again only when a hash of its source changed.
+build_peer() {
+	local dir=$1 name=$2 what=$3 mod=$4 hash stamp
+	hash=$(cat "$dir/go.mod" "$dir/go.sum" "$dir"/*.go | sha256sum | cut -d' ' -f1)
+	stamp="$gosdk/.$name.stamp"
+	if [[ -f "$stamp" && "$(cat "$stamp")" == "$hash" && -x "$gosdk/$name" ]]; then
+		echo "deps: go-sdk $what up to date in ${gosdk#"$root"/}"
+		return
+	fi
+	retry "go build of the Go SDK $what" "$gosdk/$what.log" "could not build ${dir#"$root"/}; see ${gosdk#"$root"/}/$what.log" \
+		env -C "$dir" GOWORK=off GOFLAGS="-mod=$mod" CGO_ENABLED=0 go build -o "$gosdk/$name" .
+	echo "$hash" >"$stamp"
+	echo "deps: built the Go SDK $what into ${gosdk#"$root"/}"
+}
+build_peer "$root/internal/peers/testdata/gosdkhost" gosdkhost host mod
+build_peer "$root/internal/peers/testdata/gosdkclient" gosdkclient client readonly
 
 echo "deps: node 22     $node22 ($("$node22" --version))"
 echo "deps: conformance $conformance"
