@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
+	"github.com/mcpwire/mcpwire/manager"
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
@@ -36,6 +37,9 @@ type budgetReport struct {
 	Bytes   int             `json:"bytes"`
 	Tokens  int             `json:"tokens"`
 	Servers []*budgetServer `json:"servers"` // in the order given
+	// Failed counts the servers that did not answer (the rows with an
+	// error); the totals are over the others.
+	Failed int `json:"failed"`
 	// MaxTokens is --max-tokens (0: none): the proposal's bound, for all
 	// the servers together.
 	MaxTokens int `json:"maxTokens"`
@@ -51,6 +55,9 @@ type budgetServer struct {
 	// EnabledTools are the tools proposed for the server's enabledTools
 	// (sorted); null without --max-tokens.
 	EnabledTools []string `json:"enabledTools"`
+	// Error is why the server did not answer (its row counts nothing);
+	// absent when it answered.
+	Error *jsonError `json:"error,omitempty"`
 }
 
 // tokensOf estimates the tokens of n bytes, rounding up.
@@ -96,12 +103,19 @@ func runBudget(ctx context.Context, inv *invocation, args []string) error {
 		stf.demo = demoFlag{mode: sa.demo}
 		bs, err := inv.budgetOf(ctx, &stf, sa)
 		if err != nil {
-			return err
+			f := asFailure(ctx, err)
+			if f.code == ExitUsage || ctx.Err() != nil {
+				return err
+			}
+			bs = inv.budgetFailed(ctx, sa, f)
+			rep.Failed++
+			inv.exit = worseExit(inv.exit, f.code)
 		}
 		rep.Servers = append(rep.Servers, bs)
 		rep.Bytes += bs.Bytes
 	}
 	rep.Tokens = tokensOf(rep.Bytes)
+	rep.docHeader = inv.header(rep.Failed == 0)
 	if maxTokens > 0 {
 		proposeTools(rep, maxTokens, calls)
 	}
@@ -111,6 +125,29 @@ func runBudget(ctx context.Context, inv *invocation, args []string) error {
 	}
 	inv.printBudget(rep, top)
 	return nil
+}
+
+// budgetFailed is the row of a server that did not answer: its error,
+// and nothing counted. Its name is the failure's server, else the
+// target as given.
+func (inv *invocation) budgetFailed(ctx context.Context, sa sideArg, f *failure) *budgetServer {
+	e := errorOf(ctx, f)
+	name := f.server
+	switch {
+	case name != "":
+	case isURL(sa.word):
+		name = manager.URLName(sa.word)
+	case sa.word != "":
+		name = sa.word
+	case sa.demo != "":
+		name = "demo"
+	case len(sa.tail) > 0:
+		name = commandName(sa.tail)
+	}
+	if e.Server == "" {
+		e.Server = name
+	}
+	return &budgetServer{Server: name, Tools: []budgetTool{}, Error: &e}
 }
 
 // budgetTargets are the servers to measure, in the order given: the
@@ -227,10 +264,21 @@ func proposeTools(rep *budgetReport, maxTokens int, calls map[string]map[string]
 func (inv *invocation) printBudget(rep *budgetReport, top int) {
 	many := len(rep.Servers) > 1
 	for _, s := range rep.Servers {
+		if e := s.Error; e != nil {
+			inv.printf("%s: %s at %s: %s\n", safe.Sanitize(s.Server), inv.red("not measured"), e.Phase, e.Message)
+			for _, h := range e.Hints {
+				inv.printf("  hint: %s\n", h)
+			}
+			continue
+		}
 		inv.printf("%s: %d bytes, about %d tokens (%s, %d bytes; instructions, %d bytes)\n", safe.Sanitize(s.Server), s.Bytes, s.Tokens,
 			plural(len(s.Tools), "tool"), s.Bytes-s.InstructionsBytes, s.InstructionsBytes)
 	}
-	if many {
+	switch {
+	case rep.Failed > 0:
+		inv.printf("total: %d bytes, about %d tokens, of the %d of %d servers that answered\n", rep.Bytes, rep.Tokens, len(rep.Servers)-rep.Failed, len(rep.Servers))
+		defer inv.say("error: %s of %d did not answer (exit %d)\n", plural(rep.Failed, "server"), len(rep.Servers), inv.exit)
+	case many:
 		inv.printf("total: %d bytes, about %d tokens\n", rep.Bytes, rep.Tokens)
 	}
 	inv.printf("tokens are %s\n", rep.Estimate)
@@ -264,6 +312,9 @@ func (inv *invocation) printBudget(rep *budgetReport, top int) {
 	}
 	inv.printf("\nwithin %d tokens:\n", rep.MaxTokens)
 	for _, s := range rep.Servers {
+		if s.Error != nil {
+			continue
+		}
 		b, _ := json.Marshal(s.EnabledTools)
 		inv.printf("  %s: %s of %d fit: \"enabledTools\": %s\n", safe.Sanitize(s.Server), plural(len(s.EnabledTools), "tool"), len(s.Tools), safe.Sanitize(string(b)))
 		if out := leftOut(s); len(out) > 0 {

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ type budgetDoc struct {
 	Estimate      string
 	Bytes, Tokens int
 	MaxTokens     int
+	Failed        int
 	Servers       []*budgetServerDoc
 }
 
@@ -27,6 +29,10 @@ type budgetServerDoc struct {
 		Bytes, Tokens int
 	}
 	EnabledTools []string
+	Error        *struct {
+		Server, Phase, Code, Message string
+		Hints                        []string
+	}
 }
 
 func readBudget(t *testing.T, res *result) *budgetDoc {
@@ -145,4 +151,53 @@ func TestBudgetFromRecording(t *testing.T) {
 		t.Errorf("within %d tokens, the recorded tool add was not kept: %v", limit, d.Servers[0].EnabledTools)
 	}
 	r.run(t, "budget", "--demo", "--from", "nosuch.jsonl", "--max-tokens", "10").want(t, 2)
+}
+
+// TestBudgetPartial: servers that do not answer are rows with their
+// error (server, phase, a hint) among those that did; the totals are
+// over the ones that answered; the exit is non-zero after the whole
+// table: 1 when one failed, else 3 for one not approved. With no
+// TARGET, an unapproved project server no longer stops the rest.
+func TestBudgetPartial(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	r.run(t, "add", "mine", "--", r.bin, "serve-demo").want(t, 0)
+	r.run(t, "add", "broken", "--", filepath.Join(r.dir, "no-such-server")).want(t, 0)
+	writeJSON(t, filepath.Join(r.dir, ".mcp.json"), map[string]any{"mcpServers": map[string]any{
+		"proj": map[string]any{"command": r.bin, "args": []string{"serve-demo"}}}})
+	alone := readBudget(t, r.run(t, "budget", "mine", "--json").want(t, 0))
+	res := r.run(t, "budget", "--json", "--max-tokens", "300").want(t, 1)
+	d := readBudget(t, res)
+	rows := map[string]*budgetServerDoc{}
+	for _, s := range d.Servers {
+		rows[s.Server] = s
+	}
+	if len(d.Servers) != 3 || d.Failed != 2 || rows["mine"] == nil || rows["mine"].Error != nil {
+		t.Fatalf("want mine, broken and proj, two failed:\n%s", res)
+	}
+	if d.Bytes != alone.Bytes || d.Tokens != alone.Tokens || len(rows["mine"].EnabledTools) == 0 {
+		t.Errorf("total %d bytes, %d tokens; mine alone %d, %d; proposal %v", d.Bytes, d.Tokens, alone.Bytes, alone.Tokens, rows["mine"].EnabledTools)
+	}
+	for name, phase := range map[string]string{"broken": "spawn", "proj": "approval"} {
+		s := rows[name]
+		if s == nil || s.Error == nil || s.Error.Server != name || s.Error.Phase != phase || len(s.Error.Hints) == 0 || s.Bytes != 0 || len(s.Tools) != 0 {
+			t.Errorf("%s: want a %s error with a hint and nothing counted: %+v", name, phase, s)
+		}
+	}
+	if !strings.Contains(res.stdout, `"ok": false`) {
+		t.Errorf("ok is not false:\n%s", res)
+	}
+	res = r.run(t, "budget").want(t, 1)
+	for _, want := range []string{"mine: " + strconv.Itoa(alone.Bytes) + " bytes", "broken: not measured at spawn: ", "proj: not measured at approval: ", "  hint: ", "of the 1 of 3 servers that answered", "costliest tools:"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("no %q:\n%s", want, res)
+		}
+	}
+	if !strings.Contains(res.stderr, "2 servers of 3 did not answer") {
+		t.Errorf("stderr does not say what failed:\n%s", res)
+	}
+	d = readBudget(t, r.run(t, "budget", "mine", "proj", "--json").want(t, 3))
+	if d.Failed != 1 || d.Servers[1].Error == nil || d.Servers[1].Error.Code != "needs_approval" {
+		t.Errorf("an unapproved server alone: %+v", d.Servers)
+	}
 }

@@ -570,7 +570,9 @@ type jBudget struct {
 			Tokens int    `json:"tokens"`
 		} `json:"tools"`
 		EnabledTools *[]string `json:"enabledTools"`
+		Error        *jError   `json:"error,omitempty"`
 	} `json:"servers"`
+	Failed    int `json:"failed"`
 	MaxTokens int `json:"maxTokens"`
 }
 

@@ -339,6 +339,22 @@ type jsonError struct {
 	Stderr  string   `json:"stderr"` // the last lines of a stdio server's stderr, "" when none
 }
 
+// errorOf is f as the error member of a --json document, sanitized.
+func errorOf(ctx context.Context, f *failure) jsonError {
+	phase, code := f.phase, errorCode(ctx, f)
+	if phase == "" {
+		phase = "internal"
+		if code == codeInterrupted {
+			phase = codeInterrupted
+		}
+	}
+	hints := []string{}
+	for _, h := range f.hints {
+		hints = append(hints, safe.Sanitize(h))
+	}
+	return jsonError{Server: f.server, Phase: phase, Code: code, Message: safe.Sanitize(f.message()), Hints: hints, Stderr: f.stderr}
+}
+
 // errorDoc is the document of a command that failed.
 type errorDoc struct {
 	docHeader
@@ -367,21 +383,8 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 	}
 	f := asFailure(ctx, err)
 	inv.finishJUnit(f)
-	phase, code := f.phase, errorCode(ctx, f)
-	if phase == "" {
-		phase = "internal"
-		if code == codeInterrupted {
-			phase = codeInterrupted
-		}
-	}
-	msg := safe.Sanitize(f.message())
 	if (inv.json || inv.wantJSON) && !inv.wroteJSON {
-		hints := []string{}
-		for _, h := range f.hints {
-			hints = append(hints, safe.Sanitize(h))
-		}
-		inv.writeJSON(errorDoc{docHeader: inv.header(false),
-			Error: jsonError{Server: f.server, Phase: phase, Code: code, Message: msg, Hints: hints, Stderr: f.stderr}})
+		inv.writeJSON(errorDoc{docHeader: inv.header(false), Error: errorOf(ctx, f)})
 	}
 	for _, line := range f.lines() {
 		inv.say("error: %s\n", line)
