@@ -1,7 +1,6 @@
 package safe
 
 import (
-	"html"
 	"strings"
 	"unicode/utf8"
 )
@@ -113,7 +112,32 @@ func xmlEscape(s string, attr bool) string {
 // HTMLText makes s inert as HTML text or a quoted attribute value:
 // [Sanitize]d, then the markup characters (< > &) and both quotes
 // written as entities.
-func HTMLText(s string) string { return html.EscapeString(Sanitize(s)) }
+func HTMLText(s string) string { return htmlEscape(Sanitize(s)) }
+
+// htmlEscape writes what html.EscapeString writes. The html package is
+// not linked for it: its entity tables (for unescaping, built by its
+// init) cost the release binary 65,536 bytes.
+func htmlEscape(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '&':
+			b.WriteString("&amp;")
+		case '\'':
+			b.WriteString("&#39;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&#34;")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
 
 // ShellQuote makes s one word of a POSIX shell (sh, bash, zsh, dash) that
 // no expansion touches: s as it is when it holds only characters no shell

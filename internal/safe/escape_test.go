@@ -471,6 +471,10 @@ func FuzzHTMLText(f *testing.F) {
 		if err := checkHTML(in, HTMLText(in)); err != nil {
 			t.Fatalf("%q: %v", in, err)
 		}
+		// The escaper of our own writes what the html package's does.
+		if got, want := HTMLText(in), html.EscapeString(Sanitize(in)); got != want {
+			t.Fatalf("%q: HTMLText %q, html.EscapeString %q", in, got, want)
+		}
 	})
 }
 
