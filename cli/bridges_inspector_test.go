@@ -1,0 +1,162 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/internal/peers"
+	"github.com/mcpwire/mcpwire/internal/proctest"
+)
+
+// An inspectorCase is a server the MCP Inspector's CLI reaches directly
+// and through proxy, with the arguments of each of its methods.
+type inspectorCase struct {
+	name string
+	// direct is the server the Inspector's answers through proxy are
+	// compared with; behind is the one behind proxy (a modern-only
+	// demo cannot be reached directly by the Inspector, a legacy client).
+	direct, behind []string
+	modernOnly     bool
+	methods        [][]string
+}
+
+// inspectorMethods are the Inspector CLI's methods (1.0.3 has these and
+// no others), with echoKV, uri and prompt as their arguments. A variadic
+// flag (--tool-arg, --prompt-args) comes first: it takes the words up to
+// the next flag.
+func inspectorMethods(echoKV, uri, prompt string, promptArgs ...string) [][]string {
+	get := []string{"--method", "prompts/get", "--prompt-name", prompt}
+	if len(promptArgs) > 0 {
+		get = append(append([]string{"--prompt-args"}, promptArgs...), get...)
+	}
+	return [][]string{
+		{"--method", "tools/list"},
+		{"--tool-arg", echoKV, "--method", "tools/call", "--tool-name", "echo"},
+		{"--method", "resources/list"},
+		{"--method", "resources/read", "--uri", uri},
+		{"--method", "resources/templates/list"},
+		{"--method", "prompts/list"},
+		get,
+		{"--method", "logging/setLevel", "--log-level", "debug"},
+	}
+}
+
+// TestInspectorCLIThroughProxy: the MCP Inspector's CLI (1.0.3, the
+// TypeScript SDK's client, legacy era), a host that is not ours, runs
+// each of its methods through `mcpwire proxy` over stdio and through
+// `proxy --listen` (its --transport http) and prints what it prints
+// against the server directly: the demo server modern-only (era
+// translation) and legacy-only behind proxy, and server-everything.
+// The differences inspectorSame allows are the proxy's, each said there.
+func TestInspectorCLIThroughProxy(t *testing.T) {
+	proctest.Check(t)
+	everything := peers.Everything(t)
+	r := newRunner(t)
+	demo := inspectorMethods("text=hi", "demo://readme", "greet", "name=Ada", "style=formal")
+	for _, tc := range []inspectorCase{
+		{"demo modern-only", []string{r.bin, "serve-demo"}, []string{r.bin, "serve-demo", "--era=modern"}, true, demo},
+		{"demo legacy-only", []string{r.bin, "serve-demo", "--era=legacy"}, []string{r.bin, "serve-demo", "--era=legacy"}, false, demo},
+		{"everything", everything, everything, false,
+			inspectorMethods("message=hi", "demo://resource/static/document/architecture.md", "args-prompt", "city=Paris")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url, stop := startProxyListen(t, r, append([]string{"--"}, tc.behind...)...)
+			defer stop()
+			stdio := append([]string{r.bin, "--", "proxy", "--"}, tc.behind...)
+			for _, m := range tc.methods {
+				want := inspectorOK(t, r, tc.name+" directly", append(slices.Clone(m), inspectorTarget(tc.direct)...)...)
+				got := inspectorOK(t, r, tc.name+" through proxy", append(slices.Clone(m), stdio...)...)
+				inspectorSame(t, tc, m, "proxy (stdio)", want, got)
+				got = inspectorOK(t, r, tc.name+" through proxy --listen", append(slices.Clone(m), "--transport", "http", url)...)
+				inspectorSame(t, tc, m, "proxy --listen", want, got)
+			}
+		})
+	}
+}
+
+// inspectorTarget is the Inspector's words for a server's command line:
+// the first `--` ends its own flags, and what follows it is passed on as
+// is (a `--` of the server's own included).
+func inspectorTarget(argv []string) []string {
+	return append([]string{argv[0], "--"}, argv[1:]...)
+}
+
+// inspectorOK runs the Inspector CLI and returns its stdout, a JSON
+// document, or fails t.
+func inspectorOK(t *testing.T, r *runner, what string, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := inspector(t, r, args...)
+	if code != 0 || canonJSON(stdout) == "" {
+		t.Fatalf("%s: the Inspector CLI %v: exit %d\n%s\n%s", what, args, code, stdout, stderr)
+	}
+	return stdout
+}
+
+// peerCapabilityTools are the tools server-everything offers only to a
+// client that declares roots, elicitation or sampling. The proxy's client
+// declares all three to its target (it answers them by asking its host),
+// so they are listed through proxy to a host (the Inspector) that
+// declares none.
+var peerCapabilityTools = []string{"get-roots-list", "trigger-elicitation-request", "trigger-sampling-request"}
+
+// inspectorSame fails t unless the Inspector printed the same through
+// the proxy (got) as directly (want), but for what the proxy changes on
+// purpose:
+//   - a modern-only target's results keep the members of the modern era
+//     (serverInfo in _meta, ttlMs and cacheScope): a legacy host ignores
+//     them, as the legacy schema lets it;
+//   - a prompt argument's "required": false is not repeated (the proxy
+//     decodes the prompt; false is the default);
+//   - server-everything lists peerCapabilityTools, and only those more.
+func inspectorSame(t *testing.T, tc inspectorCase, method []string, via, want, got string) {
+	t.Helper()
+	var w, g map[string]any
+	if json.Unmarshal([]byte(want), &w) != nil || json.Unmarshal([]byte(got), &g) != nil {
+		t.Fatalf("%s %v via %s: not JSON objects:\n%s\n%s", tc.name, method, via, want, got)
+	}
+	if tc.modernOnly {
+		delete(g, "ttlMs")
+		delete(g, "cacheScope")
+		if meta, ok := g["_meta"].(map[string]any); ok {
+			if _, ok := meta["io.modelcontextprotocol/serverInfo"].(map[string]any); !ok {
+				t.Errorf("%s %v via %s: no serverInfo in the modern result's _meta", tc.name, method, via)
+			}
+			delete(meta, "io.modelcontextprotocol/serverInfo")
+			if len(meta) == 0 {
+				delete(g, "_meta")
+			}
+		}
+	}
+	for _, m := range []map[string]any{w, g} {
+		prompts, _ := m["prompts"].([]any)
+		for _, p := range prompts {
+			args, _ := p.(map[string]any)["arguments"].([]any)
+			for _, a := range args {
+				if arg := a.(map[string]any); arg["required"] == false {
+					delete(arg, "required")
+				}
+			}
+		}
+	}
+	if tools, ok := g["tools"].([]any); ok && tc.name == "everything" {
+		kept := tools[:0:0]
+		for _, tool := range tools {
+			if !slices.Contains(peerCapabilityTools, tool.(map[string]any)["name"].(string)) {
+				kept = append(kept, tool)
+			}
+		}
+		if len(tools)-len(kept) != len(peerCapabilityTools) {
+			t.Errorf("%s tools/list via %s: %d of the tools offered to a client with roots, elicitation and sampling, want %d",
+				tc.name, via, len(tools)-len(kept), len(peerCapabilityTools))
+		}
+		g["tools"] = kept
+	}
+	wb, _ := json.Marshal(w)
+	gb, _ := json.Marshal(g)
+	if string(wb) != string(gb) {
+		t.Errorf("%s %s via %s: the Inspector saw otherwise than directly\ndirectly:\n%s\nthrough:\n%s",
+			tc.name, strings.Join(method, " "), via, want, got)
+	}
+}
