@@ -106,46 +106,46 @@ func (inv *invocation) configuredTarget(ctx context.Context, name string) (*targ
 	if err != nil {
 		return nil, err
 	}
-	if err := inv.checkUsable(home, s); err != nil {
+	ap, err := inv.checkUsable(home, s)
+	if err != nil {
 		return nil, err
 	}
 	spec, err := manager.SpecFromConfig(s)
 	if err != nil {
 		return nil, &failure{code: ExitConfig, server: name, phase: manager.PhaseConfig, err: err}
 	}
-	var defaults config.Defaults
-	if ap, err := config.OpenApprovals(home); err == nil {
-		if defaults, err = ap.Defaults(); err != nil {
-			inv.say("warning: %s\n", safe.Sanitize(err.Error()))
-		}
+	defaults, err := ap.Defaults()
+	if err != nil {
+		inv.say("warning: %s\n", safe.Sanitize(err.Error()))
 	}
 	spec = manager.WithSandbox(spec, s, defaults, inv.env.Environ())
-	return &target{spec: spec, server: s, home: home, stop: func() {}}, nil
+	return &target{spec: spec, server: s, home: home, approvals: ap, stop: func() {}}, nil
 }
 
-// checkUsable refuses a server that is invalid, disabled or not approved.
-func (inv *invocation) checkUsable(home string, s *config.Server) error {
+// checkUsable refuses a server that is invalid, disabled or not approved;
+// it returns the approvals of home it read for that.
+func (inv *invocation) checkUsable(home string, s *config.Server) (*config.Approvals, error) {
 	if s.Err != nil {
 		hint := "fix the definition in " + s.Source
 		var xe *config.ExpandError
 		if errors.As(s.Err, &xe) && xe.Var != "" {
 			hint = "set " + xe.Var + " in the environment, or give the reference a default in " + s.Source + ": ${" + xe.Var + ":-default}"
 		}
-		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: s.Err, hints: []string{hint}}
+		return nil, &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: s.Err, hints: []string{hint}}
 	}
 	if !s.Enabled {
-		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: errors.New("the server is disabled"),
+		return nil, &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: errors.New("the server is disabled"),
 			hints: []string{"enable it with: " + inv.suggest("enable", s.Name)}}
 	}
 	ap, err := config.OpenApprovals(home)
 	if err != nil {
-		return inv.approvalsUnavailable(s.Name, home, err)
+		return nil, inv.approvalsUnavailable(s.Name, home, err)
 	}
 	switch st := ap.State(s); st {
 	case config.Approved:
-		return nil
+		return ap, nil
 	default:
-		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval,
+		return nil, &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval,
 			err:   fmt.Errorf("not approved (%s): a definition runs only once approved", st),
 			hints: []string{"review it with: " + inv.suggest("get", s.Name), "then approve it with: " + inv.suggest("approve", s.Name)}}
 	}

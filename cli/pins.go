@@ -52,7 +52,7 @@ func (inv *invocation) checkSurface(ctx context.Context, t *target, conn *manage
 	if t.server == nil || t.home == "" {
 		return nil
 	}
-	ap, err := config.OpenApprovals(t.home)
+	ap, err := t.openApprovals()
 	if err != nil {
 		return inv.approvalsUnavailable(t.server.Name, t.home, err)
 	}

@@ -96,11 +96,20 @@ func (inv *invocation) sessionPathsOf(home string) sessionPaths {
 
 // digestOf is the approval digest of a configured target's definition.
 func digestOf(t *target) string {
-	ap, err := config.OpenApprovals(t.home)
+	ap, err := t.openApprovals()
 	if err != nil {
 		return ""
 	}
 	return ap.Digest(t.server)
+}
+
+// openApprovals returns the approvals of t's home: those read when t
+// was resolved, else read now.
+func (t *target) openApprovals() (*config.Approvals, error) {
+	if t.approvals != nil {
+		return t.approvals, nil
+	}
+	return config.OpenApprovals(t.home)
 }
 
 // sessionVia returns the connection to t's session, past its handshake,

@@ -75,6 +75,9 @@ type target struct {
 	// server and home are set for a configured server.
 	server *config.Server
 	home   string
+	// approvals are home's, as read when the server was resolved (its
+	// approval checked): its digest and pin policy come from them.
+	approvals *config.Approvals
 	// stop releases what resolving started (the in-process HTTP demo).
 	stop func()
 	// surface is how a configured server's tools compare with the
