@@ -79,7 +79,20 @@ type jListServer struct {
 	ToolCount int       `json:"toolCount"`
 	Error     *jError   `json:"error,omitempty"`
 	Surface   *jSurface `json:"surface,omitempty"`
+	Sandbox   *jSandbox `json:"sandbox"`
 	Cached    *jCached  `json:"cached,omitempty"`
+}
+
+type jSandbox struct {
+	Network    string `json:"network"`
+	BestEffort bool   `json:"bestEffort"`
+	Layers     []struct {
+		From       string   `json:"from"`
+		Network    string   `json:"network"`
+		Read       []string `json:"read"`
+		Write      []string `json:"write"`
+		BestEffort bool     `json:"bestEffort"`
+	} `json:"layers"`
 }
 
 type jCached struct {
@@ -250,6 +263,7 @@ type jTest struct {
 	TimingMs          map[string]int      `json:"timingMs"`
 	UIResources       map[string]string   `json:"uiResources"`
 	Surface           *jSurface           `json:"surface,omitempty"`
+	Sandbox           *jSandbox           `json:"sandbox"`
 }
 
 type jCall struct {
@@ -731,6 +745,7 @@ var docSections = map[string]reflect.Type{
 	"error":                         reflect.TypeFor[jError](),
 	"implementation":                reflect.TypeFor[jImplementation](),
 	"surface":                       reflect.TypeFor[jSurface](),
+	"sandbox":                       reflect.TypeFor[jSandbox](),
 	"icon":                          reflect.TypeFor[jIcon](),
 	"capabilities":                  reflect.TypeFor[jCapabilities](),
 	"tool":                          reflect.TypeFor[jTool](),
@@ -750,6 +765,7 @@ var sharedShapes = map[reflect.Type]bool{
 	reflect.TypeFor[jResource](): true, reflect.TypeFor[jResourceTemplate](): true, reflect.TypeFor[jAnnotations](): true,
 	reflect.TypeFor[jPrompt](): true, reflect.TypeFor[jContent](): true, reflect.TypeFor[jResourceContents](): true,
 	reflect.TypeFor[jSkillFile](): true, reflect.TypeFor[jSurface](): true,
+	reflect.TypeFor[jSandbox](): true,
 }
 
 // jsonField is a member of a shape.

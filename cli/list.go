@@ -33,6 +33,8 @@ type listEntry struct {
 	// Surface is how a connected server's tools compare with the
 	// surface pinned at its approval.
 	Surface *surfaceJSON `json:"surface,omitempty"`
+	// Sandbox is how a stdio server runs contained (null: unconfined).
+	Sandbox *sandboxJSON `json:"sandbox"`
 	// Cached, with --cached or --offline, says the entry comes from the
 	// home's list cache, and how old it is.
 	Cached *cachedInfo `json:"cached,omitempty"`
@@ -150,6 +152,10 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		progress.finish(m.States()) // those whose callback is still on its way
 	}
 	approvals, _ := h.Approvals()
+	var defaults config.Defaults
+	if approvals != nil {
+		defaults, _ = approvals.Defaults() // its error is the Manager's warning
+	}
 	states := map[string]manager.ServerState{}
 	for _, st := range m.States() {
 		states[st.Name] = st
@@ -159,7 +165,7 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 	now := time.Now()
 	for i, s := range cfg.Servers {
 		e := listEntry{Server: s.Name, Source: s.Source, Scope: s.Scope, Transport: s.Type, Target: s.Target(),
-			Enabled: s.Enabled, Approval: approvals.State(s).String()}
+			Enabled: s.Enabled, Approval: approvals.State(s).String(), Sandbox: inv.sandboxOf(s, defaults)}
 		auth := inv.authState(h, s)
 		st, ok := states[s.Name]
 		switch {
@@ -260,7 +266,11 @@ func runList(ctx context.Context, inv *invocation, args []string) error {
 		if auth == "none" {
 			auth = "-"
 		}
-		rows = append(rows, []string{safe.Sanitize(e.Server), e.Scope, e.Transport, cellText(e.Target), e.Approval, auth, status})
+		transport := e.Transport
+		if e.Sandbox != nil {
+			transport += " sandboxed"
+		}
+		rows = append(rows, []string{safe.Sanitize(e.Server), e.Scope, transport, cellText(e.Target), e.Approval, auth, status})
 	}
 	inv.table(rows)
 	summary := plural(len(entries), "server")

@@ -36,6 +36,8 @@ type testReport struct {
 	// Surface is how a configured server's tools compare with the
 	// surface pinned at its approval.
 	Surface *surfaceJSON `json:"surface,omitempty"`
+	// Sandbox is how a stdio server runs contained (null: unconfined).
+	Sandbox *sandboxJSON `json:"sandbox"`
 	// took is how long each list took, by method, for JUnit.
 	took map[string]time.Duration
 }
@@ -72,6 +74,7 @@ func runTest(ctx context.Context, inv *invocation, args []string) error {
 		}
 	}
 	rep.Surface = newSurfaceJSON(t.surface, t.listed)
+	rep.Sandbox = newSandboxJSON(t.spec)
 	if inv.junit != nil {
 		inv.testJUnit(rep)
 	}
@@ -138,6 +141,9 @@ func (inv *invocation) printTest(rep *testReport) {
 		{"server", name + " " + safe.Sanitize(info.Version)},
 		{"protocol", rep.Protocol + " (" + rep.Era + " era)"},
 		{"capabilities", strings.Join(rep.Capabilities.Names(), ", ")},
+	}
+	if rep.Sandbox != nil {
+		rows = append(rows, []string{"sandbox", sandboxLine(rep.Sandbox)})
 	}
 	for _, r := range rows {
 		inv.printf("  %-13s %s\n", r[0]+":", r[1])

@@ -65,6 +65,10 @@ type Spec struct {
 	// Sandbox contains a stdio server (WithSandbox): each narrows the
 	// ones before; none means uncontained.
 	Sandbox []*transport.Sandbox
+	// SandboxFrom says where each of Sandbox comes from, in its order:
+	// "defaults.sandbox", "defaults.projectSandbox" (settings.json) or
+	// "definition".
+	SandboxFrom []string
 	// MaxRetries bounds the Manager's reconnects in a row after a failure
 	// and the resumptions of a broken HTTP stream (0:
 	// config.DefaultMaxRetries; less than 0: none, fail fast).

@@ -34,15 +34,15 @@ func SandboxSupport() string { return transport.SandboxSupport() }
 // own definition replaces the default (its "sandbox": false lifts it); a
 // project's only adds a layer, so it can tighten the user's default,
 // never loosen it.
-func sandboxLayers(def *config.Server, d config.Defaults, environ []string) []*transport.Sandbox {
+// from says where each layer comes from (Spec.SandboxFrom).
+func sandboxLayers(def *config.Server, d config.Defaults, environ []string) (out []*transport.Sandbox, from []string) {
 	if def.Type != config.TypeStdio {
-		return nil
+		return nil, nil
 	}
 	home := envValue(environ, "HOME")
-	var out []*transport.Sandbox
-	outer := d.Sandbox
+	outer, outerFrom := d.Sandbox, "defaults.sandbox"
 	if def.ProjectText() && d.ProjectSandbox != nil {
-		outer = d.ProjectSandbox
+		outer, outerFrom = d.ProjectSandbox, "defaults.projectSandbox"
 	}
 	own := def.Sandbox
 	if !def.ProjectText() && own != nil {
@@ -51,12 +51,14 @@ func sandboxLayers(def *config.Server, d config.Defaults, environ []string) []*t
 	if outer != nil && !outer.Off {
 		out = append(out, &transport.Sandbox{Network: outer.Network, BestEffort: outer.BestEffort,
 			Read: tildes(outer.Read, home), Write: tildes(outer.Write, home)})
+		from = append(from, outerFrom)
 	}
 	if own != nil && !own.Off && def.Expanded != nil {
 		out = append(out, &transport.Sandbox{Network: own.Network, BestEffort: own.BestEffort,
 			Read: def.Expanded.SandboxRead, Write: def.Expanded.SandboxWrite})
+		from = append(from, "definition")
 	}
-	return out
+	return out, from
 }
 
 // tildes expands a leading ~ to home.
@@ -92,7 +94,7 @@ func WithSandbox(spec *Spec, def *config.Server, d config.Defaults, environ []st
 	if spec == nil {
 		return nil
 	}
-	spec.Sandbox = sandboxLayers(def, d, environ)
+	spec.Sandbox, spec.SandboxFrom = sandboxLayers(def, d, environ)
 	return spec
 }
 
