@@ -112,7 +112,7 @@ func runServe(ctx context.Context, inv *invocation, args []string) error {
 	}
 	sopts.Instructions = func() string { return "" }
 	sopts.KnownResource = func(string) bool { return true }
-	sopts.SessionEnded = hub.remove
+	sopts.SessionEnded = sv.release
 	sopts.NewSession = func(s *mcpserver.Session) mcpserver.Handler {
 		hub.add(s)
 		return sv.mux(s)
@@ -121,7 +121,12 @@ func runServe(ctx context.Context, inv *invocation, args []string) error {
 	if pf.listen != "" {
 		return inv.serveListen(ctx, srv, pf.listen, "serve", serveWhat(cfg.Servers))
 	}
-	return srv.ServeStdio(ctx, inv.env.Stdin, inv.env.Stdout)
+	err = srv.ServeStdio(ctx, inv.env.Stdin, inv.env.Stdout)
+	// The host's session ended with its stdin: its subscriptions too.
+	for _, s := range hub.sessions() {
+		sv.release(s)
+	}
+	return err
 }
 
 // serveNamed keeps the servers named (all of them when none is).

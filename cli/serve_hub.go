@@ -28,11 +28,52 @@ type serveHost struct {
 
 func (h *serveHub) add(s *mcpserver.Session) { h.peer(s, nil, context.Background()) }
 
-// remove forgets s, a session that ended.
-func (h *serveHub) remove(s *mcpserver.Session) {
+// remove forgets s, a session that ended, and returns the URIs it was
+// subscribed to that no other host session is.
+func (h *serveHub) remove(s *mcpserver.Session) []string {
 	h.mu.Lock()
+	defer h.mu.Unlock()
+	e := h.hosts[s]
 	delete(h.hosts, s)
-	h.mu.Unlock()
+	if e == nil {
+		return nil
+	}
+	var last []string
+	for uri := range e.subs {
+		if h.holders(uri) == 0 {
+			last = append(last, uri)
+		}
+	}
+	return last
+}
+
+// sessions returns the host sessions there are.
+func (h *serveHub) sessions() []*mcpserver.Session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*mcpserver.Session, 0, len(h.hosts))
+	for s := range h.hosts {
+		out = append(out, s)
+	}
+	return out
+}
+
+// held counts the host sessions subscribed to uri.
+func (h *serveHub) held(uri string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.holders(uri)
+}
+
+// holders counts the host sessions subscribed to uri; h.mu is held.
+func (h *serveHub) holders(uri string) int {
+	n := 0
+	for _, e := range h.hosts {
+		if e.subs[uri] {
+			n++
+		}
+	}
+	return n
 }
 
 // host is s's entry; h.mu is held.
@@ -68,13 +109,7 @@ func (h *serveHub) subscribe(s *mcpserver.Session, uri string, on bool) int {
 	} else {
 		delete(h.host(s).subs, uri)
 	}
-	n := 0
-	for _, e := range h.hosts {
-		if e.subs[uri] {
-			n++
-		}
-	}
-	return n
+	return h.holders(uri)
 }
 
 // snapshot copies the hosts, to send to them without the lock.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/mcpwire/mcpwire/manager"
 	"github.com/mcpwire/mcpwire/protocol"
@@ -67,9 +68,7 @@ func (sv *served) subscribe(ctx context.Context, s *mcpserver.Session, params js
 	}
 	if !on {
 		if sv.hub.subscribe(s, in.URI, false) == 0 {
-			if server, err := sv.owner(ctx, in.URI); err == nil {
-				_ = sv.m.Unsubscribe(ctx, server, in.URI)
-			}
+			sv.unsubscribe(ctx, in.URI)
 		}
 		return struct{}{}, nil
 	}
@@ -85,6 +84,38 @@ func (sv *served) subscribe(ctx context.Context, s *mcpserver.Session, params js
 		return nil, err
 	}
 	return struct{}{}, nil
+}
+
+// unsubscribe ends the subscription to uri on its server, one no host
+// session holds any more. A host that subscribed to it in the meantime
+// (its answer may have come before this one's) gets it again.
+func (sv *served) unsubscribe(ctx context.Context, uri string) {
+	server, err := sv.owner(ctx, uri)
+	if err != nil {
+		return
+	}
+	_ = sv.m.Unsubscribe(ctx, server, uri)
+	if sv.hub.held(uri) > 0 {
+		_ = sv.m.Subscribe(ctx, server, uri)
+	}
+}
+
+// releaseTimeout bounds the unsubscriptions of a host session that ended.
+const releaseTimeout = 5 * time.Second
+
+// release forgets s, a host session that ended (stdio EOF, an HTTP
+// session's DELETE or expiry), and ends on the servers behind the
+// subscriptions it held that no other host session holds.
+func (sv *served) release(s *mcpserver.Session) {
+	uris := sv.hub.remove(s)
+	if len(uris) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	for _, uri := range uris {
+		sv.unsubscribe(ctx, uri)
+	}
 }
 
 // promptList is serve's prompts/list: every server's prompts under the
