@@ -48,11 +48,11 @@ func FuzzDecodeResults(f *testing.F) {
 			}
 		}
 		_, _, _ = decodeCallResult(jsonscan.NewCursor(data)) // never panics
-		_, _ = decodeToolsPage(jsonscan.NewCursor(data))
+		_, _ = decodeToolsPage(jsonscan.NewCursor(data), len(data))
 		_, _, _ = pageHead(jsonscan.NewCursor(data))
 		_, _ = readHead(data)
 		if string(bytes.TrimSpace(data)) == "null" { // encoding/json: an empty page
-			tools, err1 := decodeToolsPage(resultCursor(data))
+			tools, err1 := decodeToolsPage(resultCursor(data), len(data))
 			next, _, err2 := pageHead(resultCursor(data))
 			if tools != nil || next != nil || err1 != nil || err2 != nil {
 				t.Fatalf("null page: %v %v %v %v", tools, next, err1, err2)
@@ -76,7 +76,7 @@ func FuzzDecodeResults(f *testing.F) {
 			if string(b) != string(b2) {
 				t.Fatalf("tools round trip: %s then %s", b, b2)
 			}
-			tools, err := decodeToolsPage(resultCursor(b))
+			tools, err := decodeToolsPage(resultCursor(b), len(b))
 			if err != nil {
 				t.Fatalf("decodeToolsPage(%s): %v", b, err)
 			}

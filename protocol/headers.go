@@ -253,7 +253,11 @@ func (s *Session) screenTools(tools []*Tool) []*Tool {
 			continue
 		}
 		delete(s.mod.rejected, t.Name)
-		s.mod.toolHeaders[t.Name] = params
+		if len(params) > 0 { // most tools have none: no entry (a missing one reads as none)
+			s.mod.toolHeaders[t.Name] = params
+		} else {
+			delete(s.mod.toolHeaders, t.Name)
+		}
 		out = append(out, t)
 	}
 	s.mu.Unlock()

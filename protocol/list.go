@@ -278,7 +278,7 @@ func (s *Session) ToolsPage(ctx context.Context, cursor *string) (*Page[*Tool], 
 
 // decodeTools takes a tools/list page apart.
 func (s *Session) decodeTools(resp *jsonrpc.Response) ([]*Tool, error) {
-	tools, err := decodeToolsPage(resp.Cursor())
+	tools, err := decodeToolsPage(resp.Cursor(), len(resp.Result))
 	if err != nil {
 		return nil, err
 	}

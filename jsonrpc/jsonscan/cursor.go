@@ -110,6 +110,20 @@ func (c *Cursor) String() (string, error) {
 	return UnquoteValid(tok)
 }
 
+// AppendString appends the string at the cursor, decoded as String
+// decodes it, to dst and moves past it: many strings decoded into one
+// buffer can become one string, one allocation for them all.
+func (c *Cursor) AppendString(dst []byte) ([]byte, error) {
+	tok, plain, err := c.stringToken()
+	switch {
+	case err != nil:
+		return dst, err
+	case plain:
+		return append(dst, tok[1:len(tok)-1]...), nil
+	}
+	return appendUnquoted(dst, tok)
+}
+
 // stringToken returns the string token at the cursor and moves past it;
 // plain says its body is the string it spells (valid UTF-8, no escapes).
 func (c *Cursor) stringToken() (tok []byte, plain bool, err error) {

@@ -1,0 +1,157 @@
+package protocol
+
+import (
+	"fmt"
+
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
+)
+
+// A tools/list page is the largest list a client reads (thousands of
+// tools, in pages of a hundred), so it is taken apart with few
+// allocations: the tools of a page are allocated together, and their
+// names, titles and descriptions are decoded into one buffer that becomes
+// one string, which they share. Schemas and _meta stay raw bytes of the
+// page's message.
+
+// pageStrings gathers the strings of one page: each is decoded into buf
+// and refs says which field it goes to; done makes buf one string and
+// hands each field its part. A field given twice (a repeated member name)
+// keeps the last, as encoding/json does; null leaves it as it was.
+type pageStrings struct {
+	buf  []byte
+	refs []strRef
+}
+
+// A strRef is one field's part of a pageStrings' buffer.
+type strRef struct {
+	dst        *string
+	start, end int
+}
+
+// add decodes the string at c for dst (key names it in an error).
+func (ps *pageStrings) add(c *jsonscan.Cursor, key string, dst *string) error {
+	if c.Null() {
+		return nil
+	}
+	if c.Kind() != '"' {
+		return fmt.Errorf("%s: not a string", key)
+	}
+	start := len(ps.buf)
+	buf, err := c.AppendString(ps.buf)
+	if err != nil {
+		return fmt.Errorf("%s: %v", key, err)
+	}
+	ps.buf = buf
+	ps.refs = append(ps.refs, strRef{dst: dst, start: start, end: len(buf)})
+	return nil
+}
+
+// done sets every field added to its string.
+func (ps *pageStrings) done() {
+	all := string(ps.buf)
+	for _, r := range ps.refs {
+		*r.dst = all[r.start:r.end]
+	}
+}
+
+// toolSlab hands out the tools of one page from blocks that never move
+// (the page's strings point into them until the page is done).
+type toolSlab struct {
+	free   []Tool
+	blocks [][]Tool
+	n      int
+	next   int // the size of the next block
+}
+
+// tool returns a fresh tool of the page.
+func (ts *toolSlab) tool() *Tool {
+	if len(ts.free) == 0 {
+		ts.free = make([]Tool, ts.next)
+		ts.blocks = append(ts.blocks, ts.free)
+		ts.next = min(2*ts.next, 256)
+	}
+	t := &ts.free[0]
+	ts.free = ts.free[1:]
+	ts.n++
+	return t
+}
+
+// list returns the tools handed out, in order.
+func (ts *toolSlab) list() []*Tool {
+	out := make([]*Tool, 0, ts.n)
+	for _, b := range ts.blocks {
+		for i := range b {
+			if len(out) == ts.n {
+				return out
+			}
+			out = append(out, &b[i])
+		}
+	}
+	return out
+}
+
+// decodeToolsPage takes a tools/list result apart (but for its
+// nextCursor, which paginate reads); size is the result's length in
+// bytes, to size the page's buffers. Null tools are left out.
+func decodeToolsPage(c *jsonscan.Cursor, size int) ([]*Tool, error) {
+	if c.Null() { // as encoding/json reads it: no tools
+		return nil, nil
+	}
+	var slab *toolSlab
+	ps := &pageStrings{buf: make([]byte, 0, min(size/8+16, 64<<10)), refs: make([]strRef, 0, min(size/64+4, 4096))}
+	err := c.Object(func(key []byte) error {
+		if string(key) != "tools" {
+			return nil
+		}
+		if c.Null() {
+			slab = nil
+			return nil
+		}
+		slab = &toolSlab{next: min(max(size/160, 16), 256)} // a repeated "tools": the last one
+		return c.Array(func() error {
+			if c.Null() {
+				return nil
+			}
+			return decodeTool(c, slab.tool(), ps)
+		})
+	})
+	if err != nil || slab == nil {
+		return nil, err
+	}
+	ps.done()
+	return slab.list(), nil
+}
+
+// decodeTool takes the tool at c apart into t, its strings into ps.
+func decodeTool(c *jsonscan.Cursor, t *Tool, ps *pageStrings) error {
+	if c.Kind() != '{' {
+		return fmt.Errorf("tool: not an object")
+	}
+	err := c.Object(func(key []byte) error {
+		switch string(key) {
+		case "name":
+			return ps.add(c, "name", &t.Name)
+		case "title":
+			return ps.add(c, "title", &t.Title)
+		case "description":
+			return ps.add(c, "description", &t.Description)
+		case "inputSchema":
+			raw(c, &t.InputSchema)
+		case "outputSchema":
+			raw(c, &t.OutputSchema)
+		case "_meta":
+			raw(c, &t.Meta)
+		case "annotations":
+			return small(c, "annotations", &t.Annotations)
+		case "execution":
+			return small(c, "execution", &t.Execution)
+		case "icons":
+			return small(c, "icons", &t.Icons)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("tool: %v", err)
+	}
+	return nil
+}
