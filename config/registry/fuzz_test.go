@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,7 +57,7 @@ func FuzzBundleManifest(f *testing.F) {
 	f.Add(bundleZip(f, map[string]string{"manifest.json": manifest, "../x": "x"}))
 	f.Add(bundleZip(f, map[string]string{"manifest.json": `{"server":{"mcp_config":{"command":"x"}}}`, "a@": "/etc"}))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		zr, err := readZip(data)
 		if err != nil {
 			return
 		}
@@ -73,4 +75,66 @@ func FuzzBundleManifest(f *testing.F) {
 			t.Fatalf("unpack wrote outside its folder: %v", entries)
 		}
 	})
+}
+
+// FuzzZipReader checks the bundles' zip reader against archive/zip on
+// arbitrary archives: no panic; when both read the directory, the same
+// members with the same modes; a member both read whole has the same
+// bytes; one that only ours reads whole is not one archive/zip refuses
+// for its checksum (but for a data descriptor's copy of it).
+func FuzzZipReader(f *testing.F) {
+	f.Add(bundleZip(f, map[string]string{"manifest.json": manifest, "server/index.js": "x", "bin/run": "#!/bin/sh"}))
+	f.Add(bundleZip(f, map[string]string{"a@": "/etc", "d/": ""}))
+	f.Add(storedZip(f, "stored.txt", "hello, stored"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ours, err := readZip(data)
+		theirs, zerr := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		if err != nil || zerr != nil {
+			return
+		}
+		if len(ours) != len(theirs.File) {
+			t.Fatalf("%d members, archive/zip reads %d", len(ours), len(theirs.File))
+		}
+		for i, m := range ours {
+			z := theirs.File[i]
+			if m.Name != z.Name || m.Mode() != z.Mode() {
+				t.Fatalf("member %d: %q %v, archive/zip %q %v", i, m.Name, m.Mode(), z.Name, z.Mode())
+			}
+			a, aerr := readMember(m.Open)
+			b, berr := readMember(z.Open)
+			if aerr == nil && berr == nil && !bytes.Equal(a, b) {
+				t.Fatalf("member %q: %q, archive/zip %q", m.Name, a, b)
+			}
+			// A data descriptor repeats the CRC-32 after the data:
+			// archive/zip checks that copy too, ours the directory's.
+			if aerr == nil && errors.Is(berr, zip.ErrChecksum) && m.flags&0x8 == 0 {
+				t.Fatalf("member %q: read whole, archive/zip finds a bad checksum", m.Name)
+			}
+		}
+	})
+}
+
+// readMember reads at most 1 MB of a member.
+func readMember(open func() (io.ReadCloser, error)) ([]byte, error) {
+	rc, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(io.LimitReader(rc, 1<<20))
+}
+
+// storedZip is a zip of one member stored without compression, made on
+// MS-DOS (no Unix mode).
+func storedZip(t testing.TB, name, body string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte(body))
+	zw.Close()
+	return buf.Bytes()
 }

@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -87,7 +85,7 @@ func (b *Bundles) Fetch(ctx context.Context, rawURL, want string) (string, *Mani
 	if got := hex.EncodeToString(sum[:]); got != want {
 		return bad("its SHA-256 is %s, the registry says %s: refused", got, want)
 	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	zr, err := readZip(data)
 	if err != nil {
 		return bad("not a zip archive: %v", err)
 	}
@@ -163,8 +161,8 @@ func checkZipPath(name string) error {
 	return nil
 }
 
-func readManifest(zr *zip.Reader) (*Manifest, error) {
-	for _, f := range zr.File {
+func readManifest(zr []*zipMember) (*Manifest, error) {
+	for _, f := range zr {
 		if path.Clean(f.Name) != "manifest.json" {
 			continue
 		}
@@ -189,12 +187,12 @@ func readManifest(zr *zip.Reader) (*Manifest, error) {
 	return nil, fmt.Errorf("no manifest.json")
 }
 
-func unpack(zr *zip.Reader, dir string) error {
-	if len(zr.File) > MaxBundleFiles {
+func unpack(zr []*zipMember, dir string) error {
+	if len(zr) > MaxBundleFiles {
 		return fmt.Errorf("more than %d members", MaxBundleFiles)
 	}
 	var total int64
-	for _, f := range zr.File {
+	for _, f := range zr {
 		if err := checkZipPath(f.Name); err != nil {
 			return err
 		}
@@ -223,7 +221,7 @@ func unpack(zr *zip.Reader, dir string) error {
 	return nil
 }
 
-func writeMember(f *zip.File, target string, room int64) (int64, error) {
+func writeMember(f *zipMember, target string, room int64) (int64, error) {
 	rc, err := f.Open()
 	if err != nil {
 		return 0, err
