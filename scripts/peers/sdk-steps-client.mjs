@@ -8,24 +8,26 @@
 // repository root:
 //
 //   node scripts/peers/sdk-steps-client.mjs [--call NAME --args JSON --repeat N --timeout MS] -- COMMAND ARGS...
+//   node scripts/peers/sdk-steps-client.mjs --url URL [--call …] --
+//
+// With --url it reaches a streamable HTTP endpoint instead of a command.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const sdk = path.join(here, '..', '..', '.deps', 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'esm');
 const { Client } = await import(path.join(sdk, 'client', 'index.js'));
-const { StdioClientTransport } = await import(path.join(sdk, 'client', 'stdio.js'));
 const { McpError, ErrorCode } = await import(path.join(sdk, 'types.js'));
 
 const argv = process.argv.slice(2);
-const opts = { call: '', args: '{}', repeat: 1, timeout: 10000 };
+const opts = { call: '', args: '{}', repeat: 1, timeout: 10000, url: '' };
 while (argv.length > 0 && argv[0] !== '--') {
   const flag = argv.shift().replace(/^--?/, '');
   opts[flag] = argv.shift();
 }
 argv.shift();
-if (argv.length === 0) {
-  process.stderr.write('usage: sdk-steps-client.mjs [--call NAME --args JSON --repeat N --timeout MS] -- COMMAND ARGS...\n');
+if (argv.length === 0 && !opts.url) {
+  process.stderr.write('usage: sdk-steps-client.mjs [--url URL] [--call NAME --args JSON --repeat N --timeout MS] -- [COMMAND ARGS...]\n');
   process.exit(2);
 }
 
@@ -46,7 +48,14 @@ function emit(line, start) {
   process.stdout.write(JSON.stringify(line) + '\n');
 }
 
-const transport = new StdioClientTransport({ command: argv[0], args: argv.slice(1), stderr: 'inherit' });
+let transport;
+if (opts.url) {
+  const { StreamableHTTPClientTransport } = await import(path.join(sdk, 'client', 'streamableHttp.js'));
+  transport = new StreamableHTTPClientTransport(new URL(opts.url));
+} else {
+  const { StdioClientTransport } = await import(path.join(sdk, 'client', 'stdio.js'));
+  transport = new StdioClientTransport({ command: argv[0], args: argv.slice(1), stderr: 'inherit' });
+}
 let protocol = '';
 const setVersion = transport.setProtocolVersion?.bind(transport);
 transport.setProtocolVersion = (v) => { protocol = v; setVersion?.(v); };
