@@ -182,7 +182,7 @@ func (inv *invocation) upgradeOne(ctx context.Context, home string, s *config.Se
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	job := &installJob{client: c, entry: latest, choice: choiceOf(p.Via), values: keepValues(s, vals), local: s.Name, path: s.Source, scope: s.Scope, replace: true, yes: yes}
+	job := &installJob{client: c, entry: latest, choice: choiceOf(p.Via), values: keepValues(s, p, vals), local: s.Name, path: s.Source, scope: s.Scope, replace: true, yes: yes}
 	r, err := inv.install(ctx, home, job)
 	if err != nil {
 		return nil, err
@@ -200,8 +200,17 @@ func choiceOf(via string) registry.Choice {
 }
 
 // keepValues adds to the values given the literal env and headers of the
-// installed definition (never a ${VAR} reference: that is read again).
-func keepValues(s *config.Server, v registry.Values) registry.Values {
+// installed definition, and the URL variables of a remote (recovered from
+// its URL by the template the provenance recorded): never a ${VAR}
+// reference, which is read again.
+func keepValues(s *config.Server, p registry.Provenance, v registry.Values) registry.Values {
+	if p.Via == "remote" {
+		for k, val := range registry.URLVars(p.Artifact, s.URL) {
+			if _, given := v.Vars[k]; !given && val != "" && !isRef(val) {
+				v.Vars[k] = []string{val}
+			}
+		}
+	}
 	for k, val := range s.Env {
 		if _, given := v.Env[k]; !given && !isRef(val) {
 			v.Env[k] = []string{val}

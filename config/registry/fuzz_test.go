@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -137,4 +138,63 @@ func storedZip(t testing.TB, name, body string) []byte {
 	w.Write([]byte(body))
 	zw.Close()
 	return buf.Bytes()
+}
+
+// FuzzURLVars: what URLVars recovers from a URL fills the template back
+// into that URL exactly, and a URL made of a template is always matched.
+func FuzzURLVars(f *testing.F) {
+	f.Add("https://{tenant}.example.com/{path}", "https://a.b.example.com/mcp", "x")
+	f.Add("{x}{y}", "ab", "")
+	f.Add("https://h/{x}/{x}", "https://h/a/b", "a/")
+	f.Add("no variable", "no variable", "v")
+	f.Fuzz(func(t *testing.T, template, url, value string) {
+		fill := func(vars map[string]string) string {
+			return replaceRefs(template, "{", anyName, func(ref string) string {
+				if v, ok := vars[ref[1:len(ref)-1]]; ok {
+					return v
+				}
+				return ref
+			})
+		}
+		if vars := URLVars(template, url); vars != nil && fill(vars) != url {
+			t.Fatalf("URLVars(%q, %q) = %q, which fills the template into %q", template, url, vars, fill(vars))
+		}
+		if len(template) > 200 || strings.Contains(template, "\x00") {
+			return
+		}
+		same := map[string]string{}
+		replaceRefs(template, "{", anyName, func(ref string) string { same[ref[1:len(ref)-1]] = value; return ref })
+		if len(same) > 0 && URLVars(template, fill(same)) == nil {
+			t.Fatalf("URLVars(%q, %q) did not match the URL made of it", template, fill(same))
+		}
+	})
+}
+
+// TestURLVars: each variable of a remote's URL is recovered, the
+// shortest from the left; a URL not made of the template gives nil.
+func TestURLVars(t *testing.T) {
+	for _, c := range []struct {
+		template, url string
+		want          map[string]string
+	}{
+		{"https://{tenant}.example.com/{path}", "https://acme.example.com/v1/mcp", map[string]string{"tenant": "acme", "path": "v1/mcp"}},
+		{"https://{tenant}.example.com/mcp", "https://a.b.example.com/mcp", map[string]string{"tenant": "a.b"}},
+		{"https://[::1]:8443/{path}?key={key}", "https://[::1]:8443/mcp?key=${KEY}", map[string]string{"path": "mcp", "key": "${KEY}"}},
+		{"https://h/{x}/{x}", "https://h/a/a", map[string]string{"x": "a"}},
+		{"https://h/{x}/{x}", "https://h/a/b", nil},
+		{"https://{tenant}.example.com/mcp", "https://other.example.org/mcp", nil},
+		{"https://example.com/mcp", "https://example.com/mcp", nil},
+		{"https://{a}{b}/mcp", "https://xy/mcp", map[string]string{"a": "", "b": "xy"}},
+	} {
+		got := URLVars(c.template, c.url)
+		if len(got) != len(c.want) || (got == nil) != (c.want == nil) {
+			t.Errorf("URLVars(%q, %q) = %q, want %q", c.template, c.url, got, c.want)
+			continue
+		}
+		for k, v := range c.want {
+			if got[k] != v {
+				t.Errorf("URLVars(%q, %q) = %q, want %q", c.template, c.url, got, c.want)
+			}
+		}
+	}
 }

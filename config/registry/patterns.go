@@ -1,6 +1,9 @@
 package registry
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The registry's few text patterns, matched by hand. They were regular
 // expressions; the regexp package and its tables were the only reason the
@@ -81,4 +84,93 @@ func anyName(name string) bool { return name != "" }
 func manifestName(name string) bool {
 	key, ok := strings.CutPrefix(name, "user_config.")
 	return name == "__dirname" || ok && key != ""
+}
+
+// URLVars recovers the {variables} of a remote's URL template from a URL
+// made of it (what install wrote), so that an upgrade binds them again:
+// each variable's value by name, each the shortest that fits from the
+// left (as a regular expression's (.*?) would); nil when the URL is not
+// made of the template, or when the template has no variable. A
+// variable named twice must have one value.
+func URLVars(template, url string) map[string]string {
+	const mark = "\x00"
+	if strings.Contains(template, mark) {
+		return nil
+	}
+	var names []string
+	holes := replaceRefs(template, "{", anyName, func(ref string) string {
+		names = append(names, ref[1:len(ref)-1])
+		return mark
+	})
+	if len(names) == 0 {
+		return nil
+	}
+	lits := strings.Split(holes, mark) // len(names)+1 literals around the holes
+	rest, ok := strings.CutPrefix(url, lits[0])
+	if !ok {
+		return nil
+	}
+	m := &urlMatch{url: rest, lits: lits[1:], names: names, vals: make([]string, len(names)), dead: map[[2]int]bool{}, steps: 1 << 20}
+	for i, n := range names {
+		m.repeats = m.repeats || slices.Contains(names[:i], n)
+	}
+	if !m.from(0, 0) {
+		return nil
+	}
+	vars := map[string]string{}
+	for i, name := range names {
+		vars[name] = m.vals[i]
+	}
+	return vars
+}
+
+// urlMatch matches holes, each followed by its literal, against url.
+type urlMatch struct {
+	url     string
+	lits    []string // lits[k] follows hole k; the last ends the URL
+	names   []string // of each hole
+	vals    []string
+	repeats bool            // a name is of several holes: they must agree
+	dead    map[[2]int]bool // (position, hole) known not to match, when no name repeats
+	steps   int             // left to try: a pathological template gives up
+}
+
+// from matches hole k and what follows it from url[at:].
+func (m *urlMatch) from(at, k int) bool {
+	if m.dead[[2]int{at, k}] || m.steps <= 0 {
+		return false
+	}
+	m.steps--
+	lit := m.lits[k]
+	if k == len(m.lits)-1 {
+		if end := len(m.url) - len(lit); end >= at && strings.HasSuffix(m.url, lit) && m.agrees(k, m.url[at:end]) {
+			m.vals[k] = m.url[at:end]
+			return true
+		}
+	} else {
+		for end := at; end+len(lit) <= len(m.url); end++ {
+			if !strings.HasPrefix(m.url[end:], lit) || !m.agrees(k, m.url[at:end]) {
+				continue
+			}
+			m.vals[k] = m.url[at:end]
+			if m.from(end+len(lit), k+1) {
+				return true
+			}
+		}
+	}
+	if !m.repeats {
+		m.dead[[2]int{at, k}] = true
+	}
+	return false
+}
+
+// agrees says whether v may be hole k's value: the same as that of an
+// earlier hole of the same name.
+func (m *urlMatch) agrees(k int, v string) bool {
+	for i := range k {
+		if m.names[i] == m.names[k] && m.vals[i] != v {
+			return false
+		}
+	}
+	return true
 }
