@@ -72,7 +72,11 @@ type liveSession struct {
 type generation struct {
 	t    *target
 	conn *manager.Conn
+	fwd  *mcpserver.Forwarder
 	srv  *mcpserver.Server
+
+	mu    sync.Mutex // never held across I/O
+	state *toolState // what was handed over last
 }
 
 func (g *generation) close() {

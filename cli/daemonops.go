@@ -113,7 +113,13 @@ func (d *daemon) serveMCP(wc *wireConn, req *wireRequest) {
 	}
 	s.touch(1)
 	defer s.touch(-1)
-	if writeWireLine(wc, wireAnswer{OK: true, Protocol: g.conn.ProtocolVersion()}) != nil {
+	a := wireAnswer{OK: true, Protocol: g.conn.ProtocolVersion()}
+	if knownPolicy(req.Pin, req.NewTools) {
+		gctx, cancel := context.WithTimeout(s.ctx, requestWait)
+		a.Tools, a.Surface = g.given(gctx, req.Pin, req.NewTools)
+		cancel()
+	}
+	if writeWireLine(wc, a) != nil {
 		return
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
@@ -214,7 +220,7 @@ func (d *daemon) dial(s *liveSession) (*generation, error) {
 	}
 	fwd.Attach(conn.Session)
 	srv := mcpserver.New(fwd.Options(mcpserver.Options{Log: safe.NewTextWriter(d.inv.env.Stderr), LogPrefix: "mcpwire session " + safe.Sanitize(s.name)}))
-	return &generation{t: t, conn: conn, srv: srv}, nil
+	return &generation{t: t, conn: conn, fwd: fwd, srv: srv}, nil
 }
 
 // info is s as sessions shows it.

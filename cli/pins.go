@@ -47,8 +47,10 @@ func newSurfaceJSON(c *manager.SurfaceCheck, tools []string) *surfaceJSON {
 // checkSurface compares the tools of a configured server with the
 // surface pinned at its approval (pinning it on the first connection
 // after the approval), and prints what it found on stderr. It lists the
-// tools for that: the check must not depend on the command.
-func (inv *invocation) checkSurface(ctx context.Context, t *target, conn *manager.Conn) error {
+// tools for that: the check must not depend on the command. A session's
+// daemon may have handed both over (given): they are taken as they are
+// when made for the same policy.
+func (inv *invocation) checkSurface(ctx context.Context, t *target, conn *manager.Conn, given *wireAnswer) error {
 	if t.server == nil || t.home == "" {
 		return nil
 	}
@@ -61,6 +63,12 @@ func (inv *invocation) checkSurface(ctx context.Context, t *target, conn *manage
 		inv.say("warning: %s (the safe default applies)\n", safe.Sanitize(err.Error()))
 	}
 	pin, newTools := manager.PinPolicy(t.server, def.Pin, def.NewTools)
+	if inv.takeGiven(t, conn, given, pin, newTools) {
+		for _, w := range t.surface.Warnings() {
+			inv.say("warning: %s\n", safe.Sanitize(w))
+		}
+		return nil
+	}
 	if pin == config.PinOff {
 		return nil
 	}

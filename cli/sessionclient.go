@@ -118,28 +118,39 @@ func (t *target) openApprovals() (*config.Approvals, error) {
 // A session whose definition changed or was revoked ends; a socket that
 // is not trusted is said so and left unused.
 func (inv *invocation) sessionVia(ctx context.Context, t *target, budget time.Duration) (c *wireConn, version string, ok bool) {
-	if t.server == nil || t.home == "" {
+	c, a := inv.sessionAsk(ctx, t, budget, &wireRequest{})
+	if a == nil {
 		return nil, "", false
+	}
+	return c, a.Protocol, true
+}
+
+// sessionAsk is sessionVia with the request req (its op, name, dir and
+// digest set here): the answer, nil when t has no usable session.
+func (inv *invocation) sessionAsk(ctx context.Context, t *target, budget time.Duration, req *wireRequest) (*wireConn, *wireAnswer) {
+	if t.server == nil || t.home == "" {
+		return nil, nil
 	}
 	p := inv.sessionPathsOf(t.home)
 	if _, err := os.Lstat(p.sock); err != nil {
-		return nil, "", false // the common case: no daemon, nothing to ask
+		return nil, nil // the common case: no daemon, nothing to ask
 	}
 	c, err := dialDaemon(ctx, p)
 	if err != nil {
 		inv.notTrusted(err)
-		return nil, "", false
+		return nil, nil
 	}
-	a, err := c.ask(&wireRequest{Op: opMCP, Name: t.server.Name, Dir: inv.env.Dir, Digest: digestOf(t)}, budget)
+	req.Op, req.Name, req.Dir, req.Digest = opMCP, t.server.Name, inv.env.Dir, digestOf(t)
+	a, err := c.ask(req, budget)
 	if err != nil || !a.OK || a.Partial {
 		c.Close()
 		inv.notTrusted(err)
 		if err == nil && a.Ended {
 			inv.say("%s: its session ended: %s\n", safe.Sanitize(t.server.Name), safe.Sanitize(a.Error))
 		}
-		return nil, "", false
+		return nil, nil
 	}
-	return c, a.Protocol, true
+	return c, a
 }
 
 // notTrusted says why a daemon's socket was not used (a stale one is
@@ -160,21 +171,28 @@ func (inv *invocation) notTrusted(err error) {
 var sessionCommands = map[string]bool{"call": true, "read": true, "prompt": true, "test": true, "tool": true, "complete": true}
 
 // viaSession points opts at t's session when it has one: the command's
-// path stays the one of a direct start.
-func (inv *invocation) viaSession(ctx context.Context, t *target, tf *targetFlags, opts *manager.DialOptions) {
+// path stays the one of a direct start. It returns the daemon's answer,
+// with the tools and their check for t's pin policy (nil: no session).
+func (inv *invocation) viaSession(ctx context.Context, t *target, tf *targetFlags, opts *manager.DialOptions) *wireAnswer {
 	if tf.noSession || tf.verbose || t.server == nil || !sessionCommands[inv.cmd.name] {
-		return
+		return nil
 	}
-	c, version, ok := inv.sessionVia(ctx, t, tf.startupBudget(t.spec))
-	if !ok {
-		return
+	req := &wireRequest{}
+	if ap, err := t.openApprovals(); err == nil {
+		def, _ := ap.Defaults() // said by the check, as without a session
+		req.Pin, req.NewTools = manager.PinPolicy(t.server, def.Pin, def.NewTools)
 	}
-	if tf.protocol != "" && tf.protocol != version {
+	c, a := inv.sessionAsk(ctx, t, tf.startupBudget(t.spec), req)
+	if a == nil {
+		return nil
+	}
+	if tf.protocol != "" && tf.protocol != a.Protocol {
 		c.Close() // pinned to another revision than the session's
-		return
+		return nil
 	}
 	opts.Via = func(context.Context) (io.ReadWriteCloser, error) { return c, nil }
-	opts.Protocol.ProtocolVersion = version
+	opts.Protocol.ProtocolVersion = a.Protocol
+	return a
 }
 
 // managerVia is the manager's Via: the session of each configured

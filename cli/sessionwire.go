@@ -45,6 +45,10 @@ type wireRequest struct {
 	Idle time.Duration `json:"idle,omitempty"`
 	// Startup bounds the server's start (connect); 0: its definition's.
 	Startup time.Duration `json:"startup,omitempty"`
+	// Pin and NewTools are the pin policy of the command's definition
+	// (mcp): the answer then holds the tools and their check for it.
+	Pin      string `json:"pin,omitempty"`
+	NewTools string `json:"newTools,omitempty"`
 }
 
 // A wireAnswer is the daemon's answer line.
@@ -64,8 +68,13 @@ type wireAnswer struct {
 	Protocol string `json:"protocol,omitempty"`
 	// Partial says the server declares what a session does not pass on
 	// (tasks): a command then starts the server itself.
-	Partial  bool          `json:"partial,omitempty"`
-	Sessions []sessionInfo `json:"sessions,omitempty"`
+	Partial bool `json:"partial,omitempty"`
+	// Tools is the session's tools/list result, {"tools":[…]}, and
+	// Surface their check against the pinned surface for the request's
+	// policy (mcp, when it gave one; Surface nil with pin off).
+	Tools    json.RawMessage `json:"tools,omitempty"`
+	Surface  *wireSurface    `json:"surface,omitempty"`
+	Sessions []sessionInfo   `json:"sessions,omitempty"`
 }
 
 // A sessionInfo is one session, as sessions --json shows it.

@@ -210,7 +210,7 @@ func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, 
 	budget := tf.startupBudget(spec)
 	sctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	inv.viaSession(sctx, t, tf, opts)
+	given := inv.viaSession(sctx, t, tf, opts)
 	stop := inv.spinner("connecting to " + spec.Name)
 	conn, err := manager.Dial(sctx, spec, opts)
 	stop()
@@ -220,7 +220,7 @@ func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, 
 		}
 		return nil, inv.serverFailure(t, err)
 	}
-	if err := inv.checkSurface(ctx, t, conn); err != nil {
+	if err := inv.checkSurface(ctx, t, conn, given); err != nil {
 		conn.Close()
 		return nil, err
 	}

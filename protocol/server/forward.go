@@ -246,20 +246,9 @@ func (fs *forwardSession) Serve(ctx context.Context, p Peer, req *jsonrpc.Reques
 
 // listTools answers tools/list from the cache, filled when empty.
 func (f *Forwarder) listTools(ctx context.Context, t *protocol.Session) (any, error) {
-	f.mu.Lock()
-	tools, gen := f.tools, f.toolsGen
-	f.mu.Unlock()
-	if tools == nil {
-		var err error
-		if tools, err = t.ListTools(ctx); err != nil {
-			return nil, err
-		}
-		tools = nonNil(tools)
-		f.mu.Lock()
-		if f.toolsGen == gen {
-			f.tools = tools
-		}
-		f.mu.Unlock()
+	tools, err := f.cachedTools(ctx, t)
+	if err != nil {
+		return nil, err
 	}
 	return map[string]any{"tools": tools}, nil
 }
