@@ -57,6 +57,29 @@ type recordedRequest struct {
 	params json.RawMessage
 	result json.RawMessage
 	err    *protocol.Error
+	// inputs are the input requests of a modern input_required answer,
+	// by key; next is the retry that answered them (a new request with
+	// inputResponses), retry says this request is one.
+	inputs map[string]inputRequest
+	next   *recordedRequest
+	retry  bool
+}
+
+// An inputRequest is a server's request inside a modern input_required
+// answer, or a legacy server request.
+type inputRequest struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// final is the answer of r's last round: that of the last retry of a
+// multi round-trip request, else r's own.
+func (r *recordedRequest) final() *recordedRequest {
+	last := r
+	for n := 0; last.next != nil && n < 64; n++ {
+		last = last.next
+	}
+	return last
 }
 
 // A verifyRecording is the part of a recording verify replays: one
@@ -66,6 +89,10 @@ type verifyRecording struct {
 	protocol string // the revision recorded ("" when not said)
 	init     *protocol.InitializeResult
 	requests []*recordedRequest
+	// answers are the recorded client's answers to the server's requests.
+	answers recordedAnswers
+	// asked are the legacy server requests not answered yet, by id.
+	asked map[string]inputRequest
 }
 
 // readVerifyRecording reads the requests mcpwire sent to server (any
@@ -103,7 +130,7 @@ func readVerifyRecording(name string, data []byte, server string) (*verifyRecord
 	case !slices.Contains(servers, server):
 		return nil, fmt.Errorf("%s holds no session of %s; it holds %s", name, server, strings.Join(servers, ", "))
 	}
-	rec := &verifyRecording{server: server}
+	rec := &verifyRecording{server: server, asked: map[string]inputRequest{}}
 	pending := map[string]*recordedRequest{}
 	for _, nl := range lines {
 		if nl.l.Server != server {
@@ -144,6 +171,8 @@ func (rec *verifyRecording) message(line int, dir string, raw json.RawMessage, p
 	case dir == "send" && m.Method != "":
 		r := &recordedRequest{line: line, method: m.Method, params: m.Params}
 		pending[string(m.ID)] = r
+		rec.answers.declare(m.Method, m.Params)
+		rec.continues(r)
 		rec.requests = append(rec.requests, r)
 	case dir == "recv" && m.Method == "":
 		r := pending[string(m.ID)]
@@ -155,6 +184,50 @@ func (rec *verifyRecording) message(line int, dir string, raw json.RawMessage, p
 		if r.result != nil && rec.init == nil && (r.method == "initialize" || r.method == "server/discover") {
 			rec.init = recordedInit(r.method, r.result)
 		}
+		var ir struct {
+			InputRequests map[string]inputRequest `json:"inputRequests"`
+		}
+		if json.Unmarshal(r.result, &ir) == nil && len(ir.InputRequests) > 0 {
+			r.inputs = ir.InputRequests
+		}
+	case dir == "recv" && len(rec.asked) < maxAsked:
+		rec.asked[string(m.ID)] = inputRequest{Method: m.Method, Params: m.Params}
+	case dir == "send" && m.Method == "":
+		if q, ok := rec.asked[string(m.ID)]; ok {
+			delete(rec.asked, string(m.ID))
+			rec.answers.add(q.Method, q.Params, m.Result, m.Error)
+		}
+	}
+}
+
+// maxAsked bounds the legacy server requests a recording leaves
+// unanswered that verify keeps track of.
+const maxAsked = 1024
+
+// continues links r to the request it is a retry of: a modern request
+// with inputResponses answers the input requests of the last
+// input_required answer of the same method not answered yet, whose
+// answers are kept.
+func (rec *verifyRecording) continues(r *recordedRequest) {
+	var p struct {
+		InputResponses map[string]json.RawMessage `json:"inputResponses"`
+		RequestState   *string                    `json:"requestState"`
+	}
+	if json.Unmarshal(r.params, &p) != nil || p.InputResponses == nil && p.RequestState == nil {
+		return
+	}
+	for i := len(rec.requests) - 1; i >= 0; i-- {
+		prev := rec.requests[i]
+		if prev.method != r.method || prev.inputs == nil || prev.next != nil {
+			continue
+		}
+		prev.next, r.retry = r, true
+		for key, resp := range p.InputResponses {
+			if q, ok := prev.inputs[key]; ok {
+				rec.answers.add(q.Method, q.Params, resp, nil)
+			}
+		}
+		return
 	}
 }
 
@@ -227,7 +300,9 @@ func runVerify(ctx context.Context, inv *invocation, args []string) error {
 	if err := noMoreArgs(rest); err != nil {
 		return err
 	}
-	conn, err := inv.connect(ctx, t, &tf, protocol.Options{})
+	// The server's own requests are answered as the recorded client
+	// answered them, which declares what it declared.
+	conn, err := inv.connect(ctx, t, &tf, rec.answers.options())
 	if err != nil {
 		return err
 	}
@@ -280,10 +355,16 @@ func (v *verifier) run(ctx context.Context, rep *verifyReport) error {
 			}
 			v.listed[r.method] = true
 			err = v.compareList(ctx, r.method, &res)
-		case r.result == nil && r.err == nil:
+		case r.retry:
+			continue // sent by the session, as the request it retries
+		case r.final().result == nil && r.final().err == nil:
 			res.Status, res.Note = "skipped", "the recording holds no answer"
 		default:
-			err = v.compareCall(ctx, r, &res)
+			// A multi round-trip request is compared by its last answer:
+			// the session answers the rounds, from the recording.
+			last := *r
+			last.result, last.err = r.final().result, r.final().err
+			err = v.compareCall(ctx, &last, &res)
 		}
 		if err != nil {
 			return err

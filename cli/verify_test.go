@@ -149,3 +149,46 @@ func TestVerifyGoSDKExample(t *testing.T) {
 	}
 	sameSteps(t, "the Go SDK's everything example", live, replayed)
 }
+
+// TestVerifyAnswersAsRecorded: the server's own requests (elicitation,
+// sampling, roots) are answered as the recorded client answered them,
+// in both eras (legacy server requests; a modern input_required and
+// its retry, compared as one request by its last answer). The answers
+// recorded are none mcpwire gives by itself (a name, a canned sample, a
+// root), so the verify passes only with them; before, verify declared
+// nothing and the demo answered "did not declare".
+func TestVerifyAnswersAsRecorded(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	files := map[string]string{
+		"answer.json": `{"name":"Grace","age":85,"color":"blue","height":1.5,"subscribe":true}`,
+		"sample.json": `{"role":"assistant","model":"canned","content":{"type":"text","text":"a recorded sample"}}`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(r.dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := filepath.Join(r.dir, "a-root")
+	if err := os.Mkdir(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string][]string{
+		"ask":    {"--elicit", "answer.json", "ask"},
+		"sample": {"--sample", "sample.json", "sample"},
+		"roots":  {"--root", root, "roots"},
+	}
+	for _, pin := range []string{"2026-07-28", "2025-11-25"} {
+		for tool, args := range calls {
+			rec := pin + "-" + tool + ".jsonl"
+			res := r.run(t, append([]string{"call", "--demo", "--protocol", pin, "--record", rec}, args...)...).want(t, 0)
+			if want := map[string]string{"ask": "Grace", "sample": "a recorded sample", "roots": "a-root"}[tool]; !strings.Contains(res.stdout, want) {
+				t.Fatalf("%s %s: the live call did not use the answer:\n%s", pin, tool, res)
+			}
+			d := readVerifyDoc(t, r.run(t, "verify", rec, "--demo", "--json"))
+			if !d.OK || d.Same != 2 || d.Different != 0 || len(d.Requests) != 2 {
+				t.Errorf("%s %s: verify: %+v", pin, tool, d)
+			}
+		}
+	}
+}
