@@ -49,7 +49,11 @@ epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 # GNU date takes -d @EPOCH, BSD date -r EPOCH.
 date=$(date -u -d "@$epoch" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u -r "$epoch" +%Y-%m-%dT%H:%M:%SZ)
 pkg=github.com/mcpwire/mcpwire/cli
-ldflags="-s -w -buildid= -X $pkg.releaseVersion=$version -X $pkg.releaseCommit=$commit -X $pkg.releaseDate=$date"
+# Functions start on 16-byte boundaries (-funcalign=16): arm64's default,
+# half of amd64's 32, whose padding between some 11,000 functions cost
+# 94,208 bytes (linux/amd64). Functions that ask for more alignment keep
+# it. CPU per sequential stdio call was unchanged (see the commit).
+ldflags="-s -w -buildid= -funcalign=16 -X $pkg.releaseVersion=$version -X $pkg.releaseCommit=$commit -X $pkg.releaseDate=$date"
 
 # Code that runs once per process (flags, configuration, OAuth, reviews,
 # the demo and bridge servers, the diff engine, certificate parsing, TLS
