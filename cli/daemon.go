@@ -8,6 +8,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -75,8 +76,9 @@ type generation struct {
 	fwd  *mcpserver.Forwarder
 	srv  *mcpserver.Server
 
-	mu    sync.Mutex // never held across I/O
-	state *toolState // what was handed over last
+	mu       sync.Mutex      // never held across I/O
+	state    *toolState      // what was handed over last
+	discover json.RawMessage // the server/discover answer handed over
 }
 
 func (g *generation) close() {

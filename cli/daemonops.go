@@ -117,6 +117,7 @@ func (d *daemon) serveMCP(wc *wireConn, req *wireRequest) {
 	if knownPolicy(req.Pin, req.NewTools) {
 		gctx, cancel := context.WithTimeout(s.ctx, requestWait)
 		a.Tools, a.Surface = g.given(gctx, req.Pin, req.NewTools)
+		a.Discover = g.discovered(gctx)
 		cancel()
 	}
 	if writeWireLine(wc, a) != nil {

@@ -191,7 +191,7 @@ func (inv *invocation) viaSession(ctx context.Context, t *target, tf *targetFlag
 		return nil
 	}
 	opts.Via = func(context.Context) (io.ReadWriteCloser, error) { return c, nil }
-	opts.Protocol.ProtocolVersion = a.Protocol
+	opts.Protocol.ProtocolVersion, opts.Protocol.Discovered = a.Protocol, a.Discover
 	return a
 }
 

@@ -141,6 +141,28 @@ func (g *generation) given(ctx context.Context, pin, newTools string) (json.RawM
 	return st.raw, st.surface
 }
 
+// discovered is g's answer to server/discover, made once, in the modern
+// era; nil in the legacy era (a command initializes its session).
+func (g *generation) discovered(ctx context.Context) json.RawMessage {
+	if protocol.EraOf(g.conn.ProtocolVersion()) != protocol.EraModern {
+		return nil
+	}
+	g.mu.Lock()
+	raw := g.discover
+	g.mu.Unlock()
+	if raw != nil {
+		return raw
+	}
+	raw, err := g.srv.DiscoverResult(ctx)
+	if err != nil {
+		return nil
+	}
+	g.mu.Lock()
+	g.discover = raw
+	g.mu.Unlock()
+	return raw
+}
+
 // takeGiven takes the tools a daemon handed over with its answer as the
 // check of t's surface would have listed them, and its check of them
 // for the policy pin, newTools; false when the answer holds nothing

@@ -427,9 +427,11 @@ func TestSessionsPins(t *testing.T) {
 			}
 		}
 	}
-	// The daemon handed the tools over: the command asked for no list.
+	// The daemon handed the tools and its discover answer over: the
+	// command asked for neither.
 	r.run(t, "call", "d", "add", "a=2", "b=3", "--record", "rec.jsonl").want(t, 0)
-	if rec, err := os.ReadFile(filepath.Join(r.dir, "rec.jsonl")); err != nil || strings.Contains(string(rec), "tools/list") || !strings.Contains(string(rec), "tools/call") {
+	if rec, err := os.ReadFile(filepath.Join(r.dir, "rec.jsonl")); err != nil || strings.Contains(string(rec), "tools/list") ||
+		strings.Contains(string(rec), "server/discover") || !strings.Contains(string(rec), "tools/call") {
 		t.Fatalf("the messages of a call through the session (%v):\n%s", err, rec)
 	}
 	if res := r.run(t, "call", "d", "echo", "text=hi").want(t, 3); !strings.Contains(res.stderr, "changed since it was approved") {

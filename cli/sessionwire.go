@@ -72,7 +72,11 @@ type wireAnswer struct {
 	// Tools is the session's tools/list result, {"tools":[…]}, and
 	// Surface their check against the pinned surface for the request's
 	// policy (mcp, when it gave one; Surface nil with pin off).
-	Tools    json.RawMessage `json:"tools,omitempty"`
+	Tools json.RawMessage `json:"tools,omitempty"`
+	// Discover is the session's answer to server/discover (mcp, in the
+	// modern era, when the request gave a policy): the command need not
+	// ask.
+	Discover json.RawMessage `json:"discover,omitempty"`
 	Surface  *wireSurface    `json:"surface,omitempty"`
 	Sessions []sessionInfo   `json:"sessions,omitempty"`
 }

@@ -38,6 +38,8 @@ func (s *Session) start(ctx context.Context) error {
 	switch {
 	case pin != "" && EraOf(pin) == EraLegacy:
 		return s.initialize(ctx, pin, true)
+	case pin != "" && s.discovered(pin):
+		return nil
 	case pin != "":
 		return s.discover(ctx, pin, true)
 	}
@@ -230,3 +232,25 @@ type wrapped struct {
 
 func (e *wrapped) Error() string { return e.msg }
 func (e *wrapped) Unwrap() error { return e.err }
+
+// discovered starts the session from Options.Discovered, speaking the
+// pinned modern version; false when there is none, or it does not name
+// version.
+func (s *Session) discovered(version string) bool {
+	raw := s.opts.Discovered
+	if len(raw) == 0 {
+		return false
+	}
+	ms, err := s.newModernState(version)
+	if err != nil {
+		return false
+	}
+	s.modern.Store(ms)
+	res, found, err := s.discoverResult(&jsonrpc.Response{Result: raw}, nil)
+	if err != nil || !found || !slices.Contains(res.SupportedVersions, version) {
+		s.modern.Store(nil)
+		return false
+	}
+	s.becomeModern(version, res)
+	return true
+}

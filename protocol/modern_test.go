@@ -746,3 +746,39 @@ func TestToolHeaderParams(t *testing.T) {
 		}
 	}
 }
+
+// Options.Discovered starts a modern session without server/discover
+// when it names the pinned version; one that does not is not used.
+func TestDiscoveredSkipsDiscover(t *testing.T) {
+	for _, c := range []struct {
+		name, versions string
+		asked          bool
+	}{
+		{"used", ModernVersion, false},
+		{"another version", "2099-01-01", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			methods := make(chan string, 10)
+			f := newFake(t, func(f *fakeServer, m *wire) (any, error) {
+				methods <- m.Method
+				if m.Method == "server/discover" {
+					return discoverResult(allCaps, ModernVersion), nil
+				}
+				return json.RawMessage(`{"resultType":"complete","tools":[]}`), nil
+			})
+			given := json.RawMessage(`{"resultType":"complete","supportedVersions":["` + c.versions + `"],"capabilities":` + allCaps +
+				`,"instructions":"handed over","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"given","version":"2"}}}`)
+			s := connectFake(t, f, &Options{ProtocolVersion: ModernVersion, Discovered: given})
+			if _, err := s.ListTools(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			first := <-methods
+			if asked := first == "server/discover"; asked != c.asked {
+				t.Fatalf("the first request was %s", first)
+			}
+			if !c.asked && (s.Init().Instructions != "handed over" || s.Era() != EraModern || s.Init().Capabilities.Tools == nil) {
+				t.Errorf("init %+v, era %s", s.Init(), s.Era())
+			}
+		})
+	}
+}

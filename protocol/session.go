@@ -39,6 +39,12 @@ type Options struct {
 	// (2024-11-05 … 2025-11-25) is asked for in initialize and the answer
 	// must name it; "2026-07-28" speaks the modern era only.
 	ProtocolVersion string
+	// Discovered, with a modern ProtocolVersion, is the server's answer
+	// to server/discover known already (a session's daemon hands it over
+	// with its answer): the session starts from it without asking, as it
+	// would from the answer. One that does not name ProtocolVersion is
+	// not used (server/discover is sent).
+	Discovered json.RawMessage
 	// Hint is what an earlier connection learned of this server (an era
 	// cache): with EraLegacy the server/discover probe is skipped and
 	// initialize asks for Hint.Version; with EraModern server/discover asks

@@ -141,11 +141,7 @@ func (s *Session) handleModern(ctx context.Context, p Peer, req *jsonrpc.Request
 				return nil, err
 			}
 		}
-		res = map[string]any{
-			"supportedVersions": s.srv.versionsSpoken(),
-			"capabilities":      o.Capabilities(),
-			"instructions":      o.Instructions(),
-		}
+		res = s.srv.discoverBody()
 	case "subscriptions/listen":
 		return s.listen(ctx, p, req)
 	case "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "initialize":
