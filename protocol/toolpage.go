@@ -13,23 +13,30 @@ import (
 // one string, which they share. Schemas and _meta stay raw bytes of the
 // page's message.
 
-// pageStrings gathers the strings of one page: each is decoded into buf
-// and refs says which field it goes to; done makes buf one string and
-// hands each field its part. A field given twice (a repeated member name)
-// keeps the last, as encoding/json does; null leaves it as it was.
+// pageStrings gathers the strings of one page's tools: each is decoded
+// into buf, and spans says where each tool's name, title and description
+// are in it (no pointers: the GC has nothing to scan); done makes buf one
+// string and hands each tool its parts. A member given twice keeps the
+// last, as encoding/json does; null leaves it as it was.
 type pageStrings struct {
-	buf  []byte
-	refs []strRef
+	buf   []byte
+	spans []toolSpans // by tool, in the order of the slab
 }
 
-// A strRef is one field's part of a pageStrings' buffer.
-type strRef struct {
-	dst        *string
-	start, end int
-}
+// toolSpans are where a tool's strings are in a pageStrings' buffer
+// (start, end); the zero span is the empty string.
+type toolSpans [3][2]int
 
-// add decodes the string at c for dst (key names it in an error).
-func (ps *pageStrings) add(c *jsonscan.Cursor, key string, dst *string) error {
+// The fields of a toolSpans.
+const (
+	spanName = iota
+	spanTitle
+	spanDescription
+)
+
+// add decodes the string at c as field f of the last tool (key names it
+// in an error).
+func (ps *pageStrings) add(c *jsonscan.Cursor, key string, f int) error {
 	if c.Null() {
 		return nil
 	}
@@ -42,20 +49,23 @@ func (ps *pageStrings) add(c *jsonscan.Cursor, key string, dst *string) error {
 		return fmt.Errorf("%s: %v", key, err)
 	}
 	ps.buf = buf
-	ps.refs = append(ps.refs, strRef{dst: dst, start: start, end: len(buf)})
+	ps.spans[len(ps.spans)-1][f] = [2]int{start, len(buf)}
 	return nil
 }
 
-// done sets every field added to its string.
-func (ps *pageStrings) done() {
+// done sets the strings of tools, the tools of the spans in order.
+func (ps *pageStrings) done(tools []*Tool) {
 	all := string(ps.buf)
-	for _, r := range ps.refs {
-		*r.dst = all[r.start:r.end]
+	for i, t := range tools {
+		sp := &ps.spans[i]
+		t.Name = all[sp[spanName][0]:sp[spanName][1]]
+		t.Title = all[sp[spanTitle][0]:sp[spanTitle][1]]
+		t.Description = all[sp[spanDescription][0]:sp[spanDescription][1]]
 	}
 }
 
-// toolSlab hands out the tools of one page from blocks that never move
-// (the page's strings point into them until the page is done).
+// toolSlab hands out the tools of one page from blocks, so that a page of
+// a hundred tools is one or two allocations.
 type toolSlab struct {
 	free   []Tool
 	blocks [][]Tool
@@ -98,7 +108,7 @@ func decodeToolsPage(c *jsonscan.Cursor, size int) ([]*Tool, error) {
 		return nil, nil
 	}
 	var slab *toolSlab
-	ps := &pageStrings{buf: make([]byte, 0, min(size/8+16, 64<<10)), refs: make([]strRef, 0, min(size/64+4, 4096))}
+	ps := &pageStrings{buf: make([]byte, 0, min(size/8+16, 64<<10))}
 	err := c.Object(func(key []byte) error {
 		if string(key) != "tools" {
 			return nil
@@ -107,19 +117,23 @@ func decodeToolsPage(c *jsonscan.Cursor, size int) ([]*Tool, error) {
 			slab = nil
 			return nil
 		}
-		slab = &toolSlab{next: min(max(size/160, 16), 256)} // a repeated "tools": the last one
+		// A repeated "tools": the last one.
+		slab = &toolSlab{next: min(max(size/160, 16), 256)}
+		ps.buf, ps.spans = ps.buf[:0], make([]toolSpans, 0, slab.next)
 		return c.Array(func() error {
 			if c.Null() {
 				return nil
 			}
+			ps.spans = append(ps.spans, toolSpans{})
 			return decodeTool(c, slab.tool(), ps)
 		})
 	})
 	if err != nil || slab == nil {
 		return nil, err
 	}
-	ps.done()
-	return slab.list(), nil
+	tools := slab.list()
+	ps.done(tools)
+	return tools, nil
 }
 
 // decodeTool takes the tool at c apart into t, its strings into ps.
@@ -130,11 +144,11 @@ func decodeTool(c *jsonscan.Cursor, t *Tool, ps *pageStrings) error {
 	err := c.Object(func(key []byte) error {
 		switch string(key) {
 		case "name":
-			return ps.add(c, "name", &t.Name)
+			return ps.add(c, "name", spanName)
 		case "title":
-			return ps.add(c, "title", &t.Title)
+			return ps.add(c, "title", spanTitle)
 		case "description":
-			return ps.add(c, "description", &t.Description)
+			return ps.add(c, "description", spanDescription)
 		case "inputSchema":
 			raw(c, &t.InputSchema)
 		case "outputSchema":
