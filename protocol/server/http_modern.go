@@ -129,6 +129,7 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 	}
 	p := &chanPeer{ctx: ctx, out: out}
 	var final []byte // the response; with its HTTP status (JSON answers)
+	var then func()  // an AfterReply's work, once the answer is written
 	status := http.StatusOK
 	crashed := false
 	if !h.start(func() {
@@ -140,7 +141,7 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 			return
 		}
 		if a, ok := res.(*AfterReply); ok {
-			res = a.Result // the modern era has no work after the answer
+			res, then = a.Result, a.Then
 		}
 		if errors.Is(err, ErrCancelled) || ctx.Err() != nil {
 			return
@@ -190,6 +191,7 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 		w.Header().Set("Content-Length", strconv.Itoa(len(final)))
 		w.WriteHeader(status)
 		w.Write(final)
+		afterAnswer(cancel, then)
 		return
 	}
 	rc := http.NewResponseController(w)
@@ -250,7 +252,21 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, req *js
 	if crashed {
 		panic(http.ErrAbortHandler)
 	}
-	if final != nil {
-		write(final)
+	if final != nil && write(final) {
+		afterAnswer(cancel, then)
 	}
+}
+
+// afterAnswer runs an AfterReply's work once a modern request's answer is
+// written. The request's stream is over: cancel ends its peer first, so
+// that what the work sends to it (progress, a log message: the request's
+// own, which no other stream may carry) is dropped at once, while a
+// Broadcast reaches the subscriptions/listen streams that asked for it
+// (a change notification, which may come at any time).
+func afterAnswer(cancel func(), then func()) {
+	if then == nil {
+		return
+	}
+	cancel()
+	then()
 }

@@ -116,8 +116,10 @@ type Canceller interface {
 	Cancelled(id jsonrpc.ID)
 }
 
-// AfterReply wraps a result with work to do once the reply has been sent
-// (in the legacy era; the modern one has no after).
+// AfterReply wraps a result with work to do once the reply has been sent.
+// In the modern era over streamable HTTP the request's stream is over by
+// then: what the work sends to the request's peer is dropped, and only a
+// Broadcast (to the subscriptions/listen streams) reaches the client.
 type AfterReply struct {
 	Result any
 	Then   func()
