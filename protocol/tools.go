@@ -106,44 +106,19 @@ func (s *Session) callToolAs(ctx context.Context, name string, args any, opts *C
 	if err := s.require("tools/call", "tools"); err != nil {
 		return nil, nil, err
 	}
-	// {"name":…,"arguments":…} by hand: the arguments are the only part
-	// that needs encoding/json.
-	params := jsonrpc.AppendString(append(make([]byte, 0, 64), `{"name":`...), name)
 	var a json.RawMessage
 	if args != nil {
 		var err error
 		if a, err = jsonrpc.MarshalParams(args); err != nil {
 			return nil, nil, &MethodError{Method: "tools/call", Err: fmt.Errorf("marshaling tools/call params: %v", err)}
 		}
-		params = append(append(params, `,"arguments":`...), a...)
 	}
-	if asTask {
-		params = append(params, `,"task":{}`...)
-	}
-	params = append(params, '}')
-	rq := &request{method: "tools/call", raw: params, opts: opts, name: name}
-	mirror := s.era == EraModern && s.headers
-	if mirror {
-		hp, err := s.toolHeaders(ctx, name, false)
-		if err != nil {
-			if tr := (*ToolRejectedError)(nil); errors.As(err, &tr) {
-				return nil, nil, err
-			}
-		}
-		rq.extra = headerValues(hp, a)
-	}
-	res, task, err := s.callTool(ctx, rq, asTask)
-	if je, ok := isModernError(err); ok && mirror && je.Code == CodeHeaderMismatch {
-		// The server's idea of the tool's x-mcp-header parameters is not
-		// ours (or we had none): list the tools and retry once, as the
-		// transport page says; the server refused before running the call.
-		hp, lerr := s.toolHeaders(ctx, name, true)
-		if lerr != nil {
-			return nil, nil, err
-		}
-		rq.extra = headerValues(hp, a)
+	var res *CallToolResult
+	var task *Task
+	err := s.sendToolCall(ctx, name, a, opts, asTask, func(rq *request) (err error) {
 		res, task, err = s.callTool(ctx, rq, asTask)
-	}
+		return err
+	})
 	if err != nil || task != nil {
 		return nil, task, err
 	}
@@ -159,6 +134,47 @@ func (s *Session) callToolAs(ctx context.Context, name string, args any, opts *C
 		}
 	}
 	return res, nil, nil
+}
+
+// sendToolCall sends the tools/call of name with a (JSON text; none when
+// nil), and params.task when asTask, through send: in the modern era over
+// HTTP with the tool's x-mcp-header parameters mirrored, and sent once
+// more with them when the server refused the call for its headers.
+func (s *Session) sendToolCall(ctx context.Context, name string, a json.RawMessage, opts *CallOptions, asTask bool, send func(*request) error) error {
+	// {"name":…,"arguments":…} by hand: the arguments are the only part
+	// that needs encoding/json.
+	params := jsonrpc.AppendString(append(make([]byte, 0, 64+len(a)), `{"name":`...), name)
+	if a != nil {
+		params = append(append(params, `,"arguments":`...), a...)
+	}
+	if asTask {
+		params = append(params, `,"task":{}`...)
+	}
+	params = append(params, '}')
+	rq := &request{method: "tools/call", raw: params, opts: opts, name: name}
+	mirror := s.era == EraModern && s.headers
+	if mirror {
+		hp, err := s.toolHeaders(ctx, name, false)
+		if err != nil {
+			if tr := (*ToolRejectedError)(nil); errors.As(err, &tr) {
+				return err
+			}
+		}
+		rq.extra = headerValues(hp, a)
+	}
+	err := send(rq)
+	if je, ok := isModernError(err); ok && mirror && je.Code == CodeHeaderMismatch {
+		// The server's idea of the tool's x-mcp-header parameters is not
+		// ours (or we had none): list the tools and retry once, as the
+		// transport page says; the server refused before running the call.
+		hp, lerr := s.toolHeaders(ctx, name, true)
+		if lerr != nil {
+			return err
+		}
+		rq.extra = headerValues(hp, a)
+		err = send(rq)
+	}
+	return err
 }
 
 // callTool sends a tools/call until its result is complete, or is a task

@@ -335,11 +335,59 @@ func forwardCall(ctx context.Context, t *protocol.Session, p Peer, name string, 
 			_ = p.Notify(ctx, "notifications/progress", pp)
 		}
 	}
-	var a any
-	if len(args) > 0 {
-		a = args
+	raw, err := t.CallToolRaw(ctx, name, args, opts)
+	if err != nil {
+		return nil, err
 	}
-	return t.CallTool(ctx, name, a, opts)
+	return passOn(ctx, raw), nil
+}
+
+// A passed result is a target's result passed on as it came: JSON text
+// the target's session decoded (valid, one object). The session serves
+// it without encoding it again: as it is to a legacy host, with the
+// modern head replaced to a modern one (decorate).
+type passed json.RawMessage
+
+// passOn is the target's result raw as the host's era has it: without
+// the modern head members for a legacy host. (A result that spans lines
+// is put on one when its answer is encoded.)
+func passOn(ctx context.Context, raw json.RawMessage) passed {
+	if Modern(ctx) == nil {
+		raw = withoutHead(raw)
+	}
+	return passed(raw)
+}
+
+// withoutHead is the result raw without the members the modern era puts
+// at its top (resultType, and a list's or read's ttlMs and cacheScope),
+// which a legacy result does not have; raw itself when it has none.
+func withoutHead(raw json.RawMessage) json.RawMessage {
+	head := func(key []byte) bool {
+		switch string(key) {
+		case "resultType", "ttlMs", "cacheScope":
+			return true
+		}
+		return false
+	}
+	found := false
+	jsonscan.Members(raw, func(key, _ []byte) bool {
+		found = head(key)
+		return !found
+	})
+	if !found {
+		return raw
+	}
+	out := append(make([]byte, 0, len(raw)), '{')
+	jsonscan.Members(raw, func(key, val []byte) bool {
+		if !head(key) {
+			if len(out) > 1 {
+				out = append(out, ',')
+			}
+			out = append(append(append(append(out, '"'), key...), `":`...), val...)
+		}
+		return true
+	})
+	return append(out, '}')
 }
 
 // callParams reads a tools/call's name, arguments and progress token

@@ -11,6 +11,7 @@ package server
 // reads carry ttlMs and cacheScope.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -198,9 +199,12 @@ func (s *Server) decorate(req *jsonrpc.Request, res any) (any, error) {
 	if isAfter {
 		res = after.Result
 	}
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return nil, err
+	raw, isRaw := res.(passed) // a target's result, passed on as it came
+	if !isRaw {
+		var err error
+		if raw, err = json.Marshal(res); err != nil {
+			return nil, err
+		}
 	}
 	out, ok := s.appendHead(req, raw)
 	if !ok {
@@ -232,21 +236,25 @@ func (s *Server) decorate(req *jsonrpc.Request, res any) (any, error) {
 
 // appendHead is decorate for a result (raw, an object) that has none of
 // the members it adds but perhaps _meta (an object, whose serverInfo is
-// then replaced): its members are copied as they stand, not decoded and
-// encoded again (a big tool result costs one more copy, not four). It
-// reports false for any other result.
+// then replaced) and resultType "complete" (a modern server's result
+// passed on, whose own is dropped): its members are copied as they stand,
+// not decoded and encoded again (a big tool result costs one more copy,
+// not four). It reports false for any other result.
 func (s *Server) appendHead(req *jsonrpc.Request, raw []byte) (json.RawMessage, bool) {
 	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' {
 		return nil, false
 	}
 	var meta []byte
-	clash := false
+	clash, complete := false, false
 	jsonscan.Members(raw, func(key, val []byte) bool {
 		switch string(key) {
 		case "_meta":
 			clash = meta != nil || val[0] != '{'
 			meta = val
-		case "resultType", "ttlMs", "cacheScope":
+		case "resultType":
+			clash = complete || string(val) != `"complete"`
+			complete = true
+		case "ttlMs", "cacheScope":
 			clash = true
 		}
 		return !clash
@@ -270,12 +278,12 @@ func (s *Server) appendHead(req *jsonrpc.Request, raw []byte) (json.RawMessage, 
 		head = append(append(head, ','), hint...)
 	}
 	out := make([]byte, 0, len(raw)+len(head)+1)
-	if meta == nil {
-		out = append(out, raw[:len(raw)-1]...)
+	if meta == nil && !complete {
+		out = append(out, bytes.TrimRight(raw[:len(raw)-1], " \t\r\n")...) // "{ }" is "{"
 	} else {
 		out = append(out, '{')
 		jsonscan.Members(raw, func(key, val []byte) bool {
-			if string(key) != "_meta" {
+			if string(key) != "_meta" && string(key) != "resultType" {
 				out = append(append(append(append(out, '"'), key...), `":`...), val...)
 				out = append(out, ',')
 			}

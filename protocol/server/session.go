@@ -45,7 +45,11 @@ func (s *Session) Handle(ctx context.Context, p Peer, req *jsonrpc.Request) (any
 	if req.Method == "logging/setLevel" {
 		return s.setLevel(ctx, p, req.Params)
 	}
-	return s.h.Serve(ctx, p, req)
+	res, err := s.h.Serve(ctx, p, req)
+	if pr, ok := res.(passed); ok {
+		return json.RawMessage(pr), err
+	}
+	return res, err
 }
 
 // track registers req as in flight, so that notifications/cancelled can

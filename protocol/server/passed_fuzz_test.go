@@ -1,0 +1,74 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+)
+
+// FuzzPassedResult: a target's result passed on (a JSON object) stays
+// valid JSON with the same members, less the modern head for a legacy
+// host, and with one resultType "complete" and the server's serverInfo
+// for a modern one.
+func FuzzPassedResult(f *testing.F) {
+	for _, seed := range []string{
+		`{"content":[{"type":"text","text":"hi"}]}`,
+		`{"content":[],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"t","version":"1"},"k":1}}`,
+		`{"resultType":"complete","ttlMs":5,"cacheScope":"public","content":[]}`,
+		`{"resultType":"task","content":[]}`, `{}`, `{"a":"\u00e9\n"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	srv := New(Options{ServerInfo: func() any { return map[string]string{"name": "proxy", "version": "1"} }})
+	req := &jsonrpc.Request{Method: "tools/call"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var in map[string]json.RawMessage
+		if json.Unmarshal(data, &in) != nil || in == nil {
+			return
+		}
+		data = bytes.TrimSpace(data)
+		var legacy map[string]json.RawMessage
+		if err := json.Unmarshal(withoutHead(data), &legacy); err != nil {
+			t.Fatalf("withoutHead(%s): %v", data, err)
+		}
+		for _, k := range []string{"resultType", "ttlMs", "cacheScope"} {
+			delete(in, k)
+		}
+		if !sameMembers(in, legacy) {
+			t.Fatalf("withoutHead(%s) = %s", data, withoutHead(data))
+		}
+		out, err := srv.decorate(req, passOn(context.Background(), data))
+		if err != nil {
+			return
+		}
+		var modern map[string]json.RawMessage
+		if err := json.Unmarshal(out.(json.RawMessage), &modern); err != nil {
+			t.Fatalf("decorate(%s): %v", data, err)
+		}
+		var meta map[string]json.RawMessage
+		_ = json.Unmarshal(modern["_meta"], &meta)
+		if meta[MetaServerInfo] == nil {
+			t.Fatalf("decorate(%s) = %s: no serverInfo", data, out)
+		}
+	})
+}
+
+// sameMembers compares two objects' members as decoded values.
+func sameMembers(a, b map[string]json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		var x, y any
+		_ = json.Unmarshal(v, &x)
+		_ = json.Unmarshal(b[k], &y)
+		if !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
+}

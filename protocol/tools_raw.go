@@ -1,0 +1,100 @@
+package protocol
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
+)
+
+// CallToolRaw is CallTool for a caller that passes the result on (a
+// proxy): args are sent as they are (JSON text; none when empty), and the
+// result is returned as the server sent it, JSON text aliasing the
+// answer, once its head (resultType, _meta) is checked and its content
+// found to be a list. The content is not decoded: the caller trusts it no
+// more than the server, and escapes it for its sink. A result without a
+// content list, or a task, is decoded (a task followed to its end) and
+// encoded again, as CallTool returns it.
+func (s *Session) CallToolRaw(ctx context.Context, name string, args json.RawMessage, opts *CallOptions) (json.RawMessage, error) {
+	if err := s.require("tools/call", "tools"); err != nil {
+		return nil, err
+	}
+	if len(args) == 0 {
+		args = nil
+	}
+	if s.era == EraLegacy && s.TaskSupport(name) == "required" {
+		return encodedResult(s.CallTool(ctx, name, args, opts))
+	}
+	var out json.RawMessage
+	var task *Task
+	decoded := false
+	err := s.sendToolCall(ctx, name, args, opts, false, func(rq *request) error {
+		return s.rounds(ctx, rq, func(resp *jsonrpc.Response) (*resultHead, error) {
+			h, content, err := rawCallHead(resp.Cursor())
+			if err != nil {
+				return nil, &ResultError{Method: "tools/call", Err: err}
+			}
+			if s.era == EraModern && h.resultType == "task" {
+				if task, err = decodeTask("tools/call", resp.Result); err != nil {
+					return nil, err
+				}
+				h.resultType = "complete" // the rounds end here
+			}
+			out, decoded = resp.Result, !content
+			return h, nil
+		})
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case task != nil:
+		return encodedResult(s.followTask(ctx, task))
+	case decoded:
+		// No content list (a null result, a server that left it out): the
+		// decoded result has one, as CallTool's caller would see.
+		r, _, err := decodeCallResult(jsonscan.NewCursor(out))
+		if err != nil {
+			return nil, &ResultError{Method: "tools/call", Err: err}
+		}
+		if r.Content == nil {
+			r.Content = []Content{}
+		}
+		return encodedResult(r, nil)
+	}
+	return out, nil
+}
+
+// rawCallHead reads the head of a tools/call result and whether it has a
+// content list; the other members are only checked to be JSON (they are,
+// in a decoded answer).
+func rawCallHead(c *jsonscan.Cursor) (h *resultHead, content bool, err error) {
+	h = &resultHead{}
+	if c.Null() {
+		return h, false, nil
+	}
+	if c.Kind() != '{' {
+		return nil, false, errors.New("the result is not an object")
+	}
+	err = c.Object(func(key []byte) error {
+		if string(key) == "content" {
+			content = c.Kind() == '['
+			if !content && !c.Null() {
+				return errors.New("content: not a list")
+			}
+			return nil
+		}
+		_, err := h.take(c, key)
+		return err
+	})
+	return h, content, err
+}
+
+// encodedResult is res as JSON text.
+func encodedResult(res *CallToolResult, err error) (json.RawMessage, error) {
+	if err != nil {
+		return nil, err
+	}
+	return jsonrpc.MarshalParams(res)
+}

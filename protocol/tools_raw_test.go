@@ -1,0 +1,95 @@
+package protocol
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
+)
+
+// CallToolRaw sends the arguments as they are and returns the result as
+// the server sent it (members it does not know included), after the
+// rounds of a multi round-trip request; a result without a content list
+// is decoded and encoded as CallTool gives it; a content that is not a
+// list is refused.
+func TestCallToolRaw(t *testing.T) {
+	args := make(chan string, 10)
+	s, _ := startModern(t, allCaps, func(f *fakeServer, m *wire) (any, error) {
+		var p map[string]json.RawMessage
+		json.Unmarshal(m.Params, &p)
+		if p["requestState"] == nil {
+			args <- string(p["arguments"])
+		}
+		var name string
+		json.Unmarshal(p["name"], &name)
+		switch {
+		case name == "plain":
+			return json.RawMessage(`{"content":[{"type":"text","text":"hi"}],"future":{"a":1},"resultType":"complete","_meta":{"k":"v"}}`), nil
+		case name == "rounds" && p["requestState"] == nil:
+			return json.RawMessage(`{"resultType":"input_required","requestState":"s1"}`), nil
+		case name == "rounds":
+			return json.RawMessage(`{"resultType":"complete","content":[],"isError":true}`), nil
+		case name == "nocontent":
+			return json.RawMessage(`{"resultType":"complete","structuredContent":{"n":1}}`), nil
+		}
+		return json.RawMessage(`{"resultType":"complete","content":"not a list"}`), nil
+	}, nil)
+	ctx := context.Background()
+	for _, c := range []struct{ name, args, want string }{
+		{"plain", `{"text":"hi"}`, `{"content":[{"type":"text","text":"hi"}],"future":{"a":1},"resultType":"complete","_meta":{"k":"v"}}`},
+		{"rounds", ``, `{"resultType":"complete","content":[],"isError":true}`},
+		{"nocontent", `{}`, `{"content":[],"structuredContent":{"n":1}}`},
+	} {
+		got, err := s.CallToolRaw(ctx, c.name, json.RawMessage(c.args), nil)
+		if err != nil || string(got) != c.want {
+			t.Errorf("%s: %s, %v; want %s", c.name, got, err, c.want)
+		}
+		if a := <-args; a != c.args {
+			t.Errorf("%s: arguments sent %s, want %s", c.name, a, c.args)
+		}
+	}
+	var re *ResultError
+	if _, err := s.CallToolRaw(ctx, "bad", nil, nil); !errors.As(err, &re) {
+		t.Errorf("content not a list: %v, want a *ResultError", err)
+	}
+}
+
+// A legacy server's null result is an empty content list, as CallTool
+// gives it.
+func TestCallToolRawLegacyNull(t *testing.T) {
+	s, _ := startFake(t, allCaps, func(f *fakeServer, m *wire) (any, error) {
+		return json.RawMessage(`null`), nil
+	}, nil)
+	got, err := s.CallToolRaw(context.Background(), "x", nil, nil)
+	if err != nil || string(got) != `{"content":[]}` {
+		t.Errorf("null result: %s, %v", got, err)
+	}
+}
+
+// FuzzRawCallHead: the head of a result passed on raw is read without a
+// panic, and a content list it finds is one that CallTool's decoder,
+// when it takes the result, finds too.
+func FuzzRawCallHead(f *testing.F) {
+	for _, seed := range []string{
+		`{"content":[{"type":"text","text":"hi"}],"resultType":"complete"}`,
+		`{"content":null}`, `{"content":"x"}`, `null`, `[]`, `{}`,
+		`{"resultType":"input_required","requestState":"s","inputRequests":{}}`,
+		`{"resultType":7}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return
+		}
+		_, content, err := rawCallHead(jsonscan.NewCursor(data))
+		if err != nil || !content {
+			return
+		}
+		if r, _, err := decodeCallResult(jsonscan.NewCursor(data)); err == nil && r.Content == nil {
+			t.Fatalf("%s: a content list the decoder does not see", data)
+		}
+	})
+}
