@@ -139,6 +139,9 @@ func TestProxyTypeScriptSDK(t *testing.T) {
 	}
 }
 
+// listenBound bounds a command started by startListenOut.
+const listenBound = 10 * time.Minute
+
 // startProxyListen starts mcpwire proxy --listen 127.0.0.1:0 with target
 // words, and returns the URL it says it serves and a stop.
 func startProxyListen(t *testing.T, r *runner, target ...string) (string, func()) {
@@ -155,10 +158,12 @@ func startListen(t *testing.T, r *runner, args ...string) (string, func()) {
 }
 
 // startListenOut is startListen whose stop returns what the command
-// wrote on stdout and stderr after the URL.
+// wrote on stdout and stderr after the URL. The command is bounded by
+// listenBound, not a minute: a test may use it longer than its other
+// commands (each bounded on its own) take together.
 func startListenOut(t *testing.T, r *runner, args ...string) (string, func() string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), listenBound)
 	cmd := exec.CommandContext(ctx, r.bin, args...)
 	cmd.Dir, cmd.Env = r.dir, r.env
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) } // it says what it did at exit
