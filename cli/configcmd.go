@@ -106,7 +106,7 @@ func (inv *invocation) configuredTarget(ctx context.Context, name string) (*targ
 	if err != nil {
 		return nil, err
 	}
-	ap, err := inv.checkUsable(home, s)
+	ap, digest, err := inv.checkUsable(home, s)
 	if err != nil {
 		return nil, err
 	}
@@ -119,33 +119,33 @@ func (inv *invocation) configuredTarget(ctx context.Context, name string) (*targ
 		inv.say("warning: %s\n", safe.Sanitize(err.Error()))
 	}
 	spec = manager.WithSandbox(spec, s, defaults, inv.env.Environ())
-	return &target{spec: spec, server: s, home: home, approvals: ap, stop: func() {}}, nil
+	return &target{spec: spec, server: s, home: home, approvals: ap, digest: digest, stop: func() {}}, nil
 }
 
 // checkUsable refuses a server that is invalid, disabled or not approved;
-// it returns the approvals of home it read for that.
-func (inv *invocation) checkUsable(home string, s *config.Server) (*config.Approvals, error) {
+// it returns the approvals of home it read for that, and s's digest.
+func (inv *invocation) checkUsable(home string, s *config.Server) (*config.Approvals, string, error) {
 	if s.Err != nil {
 		hint := "fix the definition in " + s.Source
 		var xe *config.ExpandError
 		if errors.As(s.Err, &xe) && xe.Var != "" {
 			hint = "set " + xe.Var + " in the environment, or give the reference a default in " + s.Source + ": ${" + xe.Var + ":-default}"
 		}
-		return nil, &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: s.Err, hints: []string{hint}}
+		return nil, "", &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: s.Err, hints: []string{hint}}
 	}
 	if !s.Enabled {
-		return nil, &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: errors.New("the server is disabled"),
+		return nil, "", &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: errors.New("the server is disabled"),
 			hints: []string{"enable it with: " + inv.suggest("enable", s.Name)}}
 	}
 	ap, err := config.OpenApprovals(home)
 	if err != nil {
-		return nil, inv.approvalsUnavailable(s.Name, home, err)
+		return nil, "", inv.approvalsUnavailable(s.Name, home, err)
 	}
-	switch st := ap.State(s); st {
+	switch st, digest := ap.StateDigest(s); st {
 	case config.Approved:
-		return ap, nil
+		return ap, digest, nil
 	default:
-		return nil, &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval,
+		return nil, "", &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval,
 			err:   fmt.Errorf("not approved (%s): a definition runs only once approved", st),
 			hints: []string{"review it with: " + inv.suggest("get", s.Name), "then approve it with: " + inv.suggest("approve", s.Name)}}
 	}

@@ -276,7 +276,7 @@ func (inv *invocation) loginOptions(arg string, lf *loginFlags) (*manager.LoginO
 		if err != nil {
 			return nil, nil, err
 		}
-		if _, err := inv.checkUsable(home, s); err != nil {
+		if _, _, err := inv.checkUsable(home, s); err != nil {
 			return nil, nil, err
 		}
 		if s.Type == config.TypeStdio {

@@ -96,6 +96,9 @@ func (inv *invocation) sessionPathsOf(home string) sessionPaths {
 
 // digestOf is the approval digest of a configured target's definition.
 func digestOf(t *target) string {
+	if t.digest != "" {
+		return t.digest
+	}
 	ap, err := t.openApprovals()
 	if err != nil {
 		return ""

@@ -78,6 +78,7 @@ type target struct {
 	// approvals are home's, as read when the server was resolved (its
 	// approval checked): its digest and pin policy come from them.
 	approvals *config.Approvals
+	digest    string // the server's approval digest, as checked then
 	// stop releases what resolving started (the in-process HTTP demo).
 	stop func()
 	// surface is how a configured server's tools compare with the

@@ -307,7 +307,17 @@ func (a *Approvals) Digest(s *Server) string {
 
 // State returns s's approval state as of the last read of settings.json:
 // Unavailable when the key or settings.json could not be read.
-func (a *Approvals) State(s *Server) ApprovalState {
+func (a *Approvals) State(s *Server) ApprovalState { return a.state(s, "") }
+
+// StateDigest is State and the digest of s it was checked against ("" when
+// approvals are unavailable), computed once for both.
+func (a *Approvals) StateDigest(s *Server) (ApprovalState, string) {
+	d := a.Digest(s)
+	return a.state(s, d), d
+}
+
+// state is State; digest is s's digest when known ("": made if needed).
+func (a *Approvals) state(s *Server, digest string) ApprovalState {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.keyErr != nil || a.bad != nil {
@@ -350,7 +360,10 @@ func (a *Approvals) State(s *Server) ApprovalState {
 	if err != nil || len(got) != sha256.Size || hex.EncodeToString(got) != dig.val.str {
 		return InvalidRecord
 	}
-	want, _ := hex.DecodeString(Digest(a.key, s))
+	if digest == "" {
+		digest = Digest(a.key, s)
+	}
+	want, _ := hex.DecodeString(digest)
 	if hmac.Equal(got, want) {
 		return Approved
 	}
