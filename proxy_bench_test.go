@@ -21,15 +21,20 @@ import (
 // `mcpwire proxy -- mcpwire serve-demo`. The binary is built and the
 // session started before the timer; scripts/bench.sh prints the ratios
 // BenchmarkProxyCall / BenchmarkProxyFloorCall (the direct call) and
-// BenchmarkProxyCallLegacy / BenchmarkProxyFloorCallLegacy.
+// BenchmarkProxyCallLegacy / BenchmarkProxyFloorCallLegacy, and the same
+// for BenchmarkProxyRelayCall, the floor of a hop.
 
 func benchCalls(b *testing.B, pin string, args ...string) {
 	bin := buildFor(b, ".", b.TempDir(), "mcpwire")
 	st := &transport.Stdio{Command: bin, Args: args, Env: transport.ChildEnv(os.Environ(), nil)}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if len(args) > 0 && args[0] == "proxy" {
+	switch {
+	case len(args) > 0 && args[0] == "proxy":
 		st.Args = append(append([]string{}, args...), bin, "serve-demo")
+	case len(args) > 0 && args[0] == "relay":
+		st.Command = buildFor(b, "./internal/barerelay", b.TempDir(), "barerelay")
+		st.Args = []string{bin, "serve-demo"}
 	}
 	conn, err := st.Connect(ctx)
 	if err != nil {
@@ -121,6 +126,14 @@ func BenchmarkProxyCall(b *testing.B) { benchCalls(b, "", "proxy", "--") }
 
 // BenchmarkProxyCallLegacy is the proxied call with a legacy host.
 func BenchmarkProxyCallLegacy(b *testing.B) { benchCalls(b, "2025-11-25", "proxy", "--") }
+
+// BenchmarkProxyRelayCall is the direct call through the floor of any
+// process in the path (internal/barerelay: bytes copied through user
+// space, nothing decoded): what a hop costs before it does any work.
+func BenchmarkProxyRelayCall(b *testing.B) { benchCalls(b, "", "relay") }
+
+// BenchmarkProxyRelayCallLegacy is the relayed call in the legacy era.
+func BenchmarkProxyRelayCallLegacy(b *testing.B) { benchCalls(b, "2025-11-25", "relay") }
 
 // BenchmarkProxyFloorCallListen is an echo call to the demo over
 // streamable HTTP, direct.
