@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 )
@@ -24,8 +25,9 @@ type pageStrings struct {
 }
 
 // toolSpans are where a tool's strings are in a pageStrings' buffer
-// (start, end); the zero span is the empty string.
-type toolSpans [3][2]int
+// (start, end); the zero span is the empty string. A page's strings are
+// shorter than its message, which the transport bounds far below 4 GiB.
+type toolSpans [3][2]uint32
 
 // The fields of a toolSpans.
 const (
@@ -48,8 +50,11 @@ func (ps *pageStrings) add(c *jsonscan.Cursor, key string, f int) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", key, err)
 	}
+	if uint64(len(buf)) > math.MaxUint32 {
+		return fmt.Errorf("%s: the page's strings pass 4 GiB", key)
+	}
 	ps.buf = buf
-	ps.spans[len(ps.spans)-1][f] = [2]int{start, len(buf)}
+	ps.spans[len(ps.spans)-1][f] = [2]uint32{uint32(start), uint32(len(buf))}
 	return nil
 }
 

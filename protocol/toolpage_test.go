@@ -2,9 +2,11 @@ package protocol
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 )
 
@@ -96,4 +98,61 @@ func foldedNames(data []byte) bool {
 		}
 	}
 	return false
+}
+
+// pageMessage is the answer carrying one page of 100 tools, as the list
+// benchmarks' servers send it.
+func pageMessage() []byte {
+	var b []byte
+	b = append(b, `{"jsonrpc":"2.0","id":7,"result":{"tools":[`...)
+	for i := range 100 {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = fmt.Appendf(b, `{"name":"tool_3_%d","description":"does thing %d","inputSchema":{"type":"object","properties":{"text":{"type":"string","description":"the text"},"n":{"type":"integer"}},"required":["text"]}}`, i, i)
+	}
+	return append(b, `],"nextCursor":"c4"}}`...)
+}
+
+// The two passes over a page of a listing, jsonrpc's check of the message
+// (BenchmarkCheckToolsPage: with the index of its large values) and the
+// decoder's (BenchmarkDecodeToolsPage), each against the least a client
+// that checks what a server sends does: jsonscan.Valid over the page.
+
+func BenchmarkFloorToolsPage(b *testing.B) {
+	msg := pageMessage()
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if !jsonscan.Valid(msg) {
+			b.Fatal("not valid")
+		}
+	}
+}
+
+func BenchmarkCheckToolsPage(b *testing.B) {
+	msg := pageMessage()
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := jsonrpc.DecodeMessage(msg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeToolsPage(b *testing.B) {
+	msg := pageMessage()
+	msgs, err := jsonrpc.DecodeMessage(msg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	resp := msgs[0].(*jsonrpc.Response)
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if tools, err := decodeToolsPage(resp.Cursor(), len(resp.Result)); err != nil || len(tools) != 100 {
+			b.Fatal(len(tools), err)
+		}
+	}
 }
