@@ -163,7 +163,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	fs.IntVar(&o.ExtraTools, "tools", 0, "add `N` extra tools tool-0001…")
 	fs.StringVar(&o.Skills, "skills", "", "serve the Skills extension: on (two skills), or tampered (a SKILL.md that fails its digest)")
 	fs.BoolVar(&o.Apps, "apps", false, "add an MCP App: the tool dashboard, whose _meta.ui.resourceUri names the resource "+dashboardURI)
-	fs.BoolVar(&o.Tasks, "tasks", false, "add the task tools slow-task, ask-task and fail-task and serve the Tasks extension (modern era)")
+	fs.BoolVar(&o.Tasks, "tasks", false, "add the task tools slow-task, ask-task and fail-task and serve the Tasks extension (modern era), with notifications/tasks on subscriptions/listen")
 	fs.BoolVar(&o.NextRelease, "next-release", false, "serve the surface of a pretend next release (version 0.2.0), for mcpwire diff")
 	fs.BoolVar(&o.Union, "union", false, "add the tool either, whose input schema is a root anyOf of two objects")
 	fs.BoolVar(&o.Conformance, "conformance", false, "serve the fixtures of the MCP conformance suite's server scenarios (test_simple_text …) instead of the demo's tools")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	mcpserver "github.com/mcpwire/mcpwire/protocol/server"
 )
 
 // The server side of the Tasks extension (io.modelcontextprotocol/tasks,
@@ -18,6 +19,12 @@ import (
 // goroutine works on it): the slow task completes ms after its creation,
 // the failing one fails then, and the asking one waits in input_required
 // until tasks/update answers its elicitation.
+//
+// Task status notifications (notifications/tasks, "Task Status
+// Notifications"): a subscriptions/listen that names taskIds gets each
+// task's state at once, then one notification at each change: each step
+// of its work (a timer at each quarter of ms), its end (completed,
+// failed, or input_required), tasks/update's answer and tasks/cancel.
 
 const (
 	extTasks = "io.modelcontextprotocol/tasks"
@@ -53,6 +60,7 @@ type demoTask struct {
 	answer  json.RawMessage // ask-task: the elicitation's answer
 	updated time.Time       // when the answer came
 	cancel  time.Time       // when tasks/cancel came
+	timer   *time.Timer     // the next step's notifications/tasks; nil when none is due
 }
 
 func isTaskTool(name string) bool {
@@ -92,9 +100,59 @@ func (s *server) createTask(ctx context.Context, p peer, in *callParams) (any, e
 	}
 	s.tasks[t.id] = t
 	state := s.taskState(t, time.Now())
+	s.stepLocked(t, time.Now())
 	s.mu.Unlock()
 	state["resultType"] = "task"
 	return state, nil
+}
+
+// taskSteps are the steps of a task's work: a notification each.
+const taskSteps = 4
+
+// stepLocked arms t's timer for its next step (a quarter of its work), or
+// for the end of its work; none once the work is done. s.mu is held.
+func (s *server) stepLocked(t *demoTask, now time.Time) {
+	if t.timer != nil {
+		t.timer.Stop()
+		t.timer = nil
+	}
+	if !t.cancel.IsZero() || now.Sub(t.created) >= t.work {
+		return
+	}
+	step := int64(now.Sub(t.created))*taskSteps/int64(max(t.work, 1)) + 1
+	at := t.created.Add(time.Duration(int64(t.work) * step / taskSteps))
+	id := t.id
+	t.timer = time.AfterFunc(at.Sub(now), func() {
+		s.mu.Lock()
+		t := s.tasks[id]
+		if t == nil {
+			s.mu.Unlock()
+			return
+		}
+		now := time.Now()
+		state := s.taskState(t, now)
+		s.stepLocked(t, now)
+		s.mu.Unlock()
+		s.notifyTask(state)
+	})
+}
+
+// notifyTask sends a task's state to the subscriptions that follow it.
+func (s *server) notifyTask(state map[string]any) {
+	if s.sess != nil {
+		s.sess.Broadcast(context.Background(), "notifications/tasks", state)
+	}
+}
+
+// TaskState is a task's state, for subscriptions/listen (TaskStater).
+func (s *server) TaskState(id string) (any, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tasks[id]
+	if t == nil {
+		return nil, false
+	}
+	return s.taskState(t, time.Now()), true
 }
 
 // dropOldestTask forgets the oldest task; s.mu is held.
@@ -104,6 +162,9 @@ func (s *server) dropOldestTask() {
 		if oldest == nil || t.created.Before(oldest.created) {
 			oldest = t
 		}
+	}
+	if oldest.timer != nil {
+		oldest.timer.Stop()
 	}
 	delete(s.tasks, oldest.id)
 }
@@ -200,21 +261,32 @@ func (s *server) taskMethod(ctx context.Context, req *jsonrpc.Request) (any, err
 		return nil, invalidParams("Failed to retrieve task: Task not found")
 	}
 	now := time.Now()
+	ack := map[string]any{"resultType": "complete"}
 	switch req.Method {
 	case "tasks/update":
 		if t.tool == "ask-task" && t.answer == nil {
 			if ans, ok := in.InputResponses["name-"+t.id[:8]]; ok {
 				t.answer, t.updated = ans, now
+				return s.afterChange(ack, s.taskState(t, now)), nil
 			}
 		}
-		return map[string]any{"resultType": "complete"}, nil
+		return ack, nil
 	case "tasks/cancel":
 		if st := s.taskState(t, now)["status"]; st == "working" || st == "input_required" {
 			t.cancel = now
+			s.stepLocked(t, now) // no step is due any more
+			return s.afterChange(ack, s.taskState(t, now)), nil
 		}
-		return map[string]any{"resultType": "complete"}, nil
+		return ack, nil
 	}
 	state := s.taskState(t, now)
 	state["resultType"] = "complete"
 	return state, nil
+}
+
+// afterChange is the answer res, and once it is sent, the notification
+// of the task's new state (the acknowledgement comes first: the change
+// it made follows).
+func (s *server) afterChange(res any, state map[string]any) any {
+	return &mcpserver.AfterReply{Result: res, Then: func() { s.notifyTask(state) }}
 }

@@ -23,7 +23,24 @@ type listenFilter struct {
 	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
 	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	// TaskIDs are the tasks whose notifications/tasks the client wants
+	// (the Tasks extension, io.modelcontextprotocol/tasks).
+	TaskIDs []string `json:"taskIds,omitempty"`
 }
+
+// A TaskStater is a Handler that keeps tasks (the Tasks extension): a
+// subscriptions/listen that names taskIds is acknowledged for the tasks
+// it knows, each followed by one notifications/tasks with the task's
+// state, and a Broadcast of notifications/tasks reaches the streams
+// that named its taskId.
+type TaskStater interface {
+	// TaskState is the task's current DetailedTask (what tasks/get
+	// answers, without resultType); false when id is no task it knows.
+	TaskState(id string) (state any, ok bool)
+}
+
+// ExtTasks is the Tasks extension's identifier.
+const ExtTasks = "io.modelcontextprotocol/tasks"
 
 // wants reports whether the subscription asked for method about uri.
 func (sub *subscription) wants(method, uri string) bool {
@@ -37,6 +54,8 @@ func (sub *subscription) wants(method, uri string) bool {
 		return f.ResourcesListChanged
 	case "notifications/resources/updated":
 		return slices.Contains(f.ResourceSubscriptions, uri)
+	case "notifications/tasks":
+		return slices.Contains(f.TaskIDs, uri)
 	}
 	return false
 }
@@ -73,15 +92,20 @@ func (s *Session) Broadcast(ctx context.Context, method string, params any) {
 
 func (s *Session) broadcast(ctx context.Context, method string, params any) {
 	var in struct {
-		URI string `json:"uri"`
+		URI    string `json:"uri"`
+		TaskID string `json:"taskId"`
 	}
 	if raw, err := json.Marshal(params); err == nil {
 		_ = json.Unmarshal(raw, &in)
 	}
+	about := in.URI
+	if method == "notifications/tasks" {
+		about = in.TaskID
+	}
 	s.hub.mu.Lock()
 	var to []*subscription
 	for sub := range s.hub.subs {
-		if sub.wants(method, in.URI) {
+		if sub.wants(method, about) {
 			to = append(to, sub)
 		}
 	}
@@ -105,6 +129,14 @@ func (s *Session) listen(ctx context.Context, p Peer, req *jsonrpc.Request) (any
 	ack := in.Notifications
 	known := s.srv.opts.KnownResource
 	ack.ResourceSubscriptions = slices.DeleteFunc(slices.Clone(ack.ResourceSubscriptions), func(u string) bool { return known == nil || !known(u) })
+	tasks, err := s.listenTasks(ctx, ack.TaskIDs)
+	if err != nil {
+		return nil, err
+	}
+	ack.TaskIDs = nil
+	for _, t := range tasks {
+		ack.TaskIDs = append(ack.TaskIDs, t.id)
+	}
 	sub := &subscription{id: req.ID, filter: ack, p: p}
 	s.hub.mu.Lock()
 	if s.hub.subs == nil {
@@ -124,11 +156,53 @@ func (s *Session) listen(ctx context.Context, p Peer, req *jsonrpc.Request) (any
 		// A subscription starts with the resource's state: one update.
 		_ = p.Notify(ctx, "notifications/resources/updated", withSubscription(map[string]any{"uri": u}, req.ID))
 	}
+	for _, t := range tasks {
+		// And with each task's state, so that a change that came before
+		// the subscription is not missed.
+		_ = p.Notify(ctx, "notifications/tasks", withSubscription(t.state, req.ID))
+	}
 	<-ctx.Done()
 	if errors.Is(context.Cause(ctx), ErrCancelled) {
 		return nil, ErrCancelled
 	}
 	return nil, ctx.Err()
+}
+
+// A listenTask is a task a subscription acknowledges, and its state.
+type listenTask struct {
+	id    string
+	state any
+}
+
+// maxListenTasks bounds the taskIds one subscription acknowledges.
+const maxListenTasks = 256
+
+// listenTasks are the tasks of ids the handler knows, with their states.
+// Asking for any without the Tasks extension declared is -32021, as the
+// extension says.
+func (s *Session) listenTasks(ctx context.Context, ids []string) ([]listenTask, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if mr := Modern(ctx); mr == nil || mr.Caps.Extensions[ExtTasks] == nil {
+		e := jsonrpc.NewError(CodeMissingCapability, "Missing required client capability")
+		e.Data = json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + ExtTasks + `":{}}}}`)
+		return nil, e
+	}
+	ts, ok := s.h.(TaskStater)
+	if !ok {
+		return nil, nil
+	}
+	var out []listenTask
+	for _, id := range ids {
+		if len(out) == maxListenTasks || slices.ContainsFunc(out, func(t listenTask) bool { return t.id == id }) {
+			continue
+		}
+		if state, ok := ts.TaskState(id); ok {
+			out = append(out, listenTask{id, state})
+		}
+	}
+	return out, nil
 }
 
 // listening reports whether id is an open subscription's request.
