@@ -71,9 +71,19 @@ noinline=(
 	crypto/internal/fips140/mlkem crypto/internal/fips140/edwards25519/... crypto/internal/fips140/bigmod
 	fmt flag encoding/xml html compress/... net/url mime/... text/... regexp/... archive/...
 	vendor/golang.org/x/text/... vendor/golang.org/x/net/... golang.org/x/term golang.org/x/sys/...
+	# The rest of a TLS handshake (key exchange, its hashes, the parsing
+	# of its messages), logging, spawning and paths: -28,672 bytes.
+	crypto/sha3 crypto/internal/fips140/sha3 vendor/golang.org/x/crypto/cryptobyte/... crypto/hpke
+	crypto/ecdh crypto/internal/fips140/ecdh crypto/internal/fips140/ed25519 crypto/internal/fips140/drbg
+	crypto/internal/fips140/hkdf crypto/hkdf crypto/internal/fips140/tls13 crypto/internal/fips140/tls12
+	crypto/mlkem crypto/des crypto/rc4 crypto/md5 crypto/dsa crypto/elliptic crypto/internal/fips140/check
+	encoding/pem log log/internal internal/fmtsort os/exec os/signal runtime/debug path/filepath io/fs
 )
 gcflags=()
-for p in "${noinline[@]}"; do gcflags+=("-gcflags=$p=-l"); done
+# The same code keeps a make of a variable length on the heap
+# (-d=variablemakethreshold=0): the compiler would otherwise give each
+# such make a small stack buffer and the code to choose: -24,576 bytes.
+for p in "${noinline[@]}"; do gcflags+=("-gcflags=$p=-l -d=variablemakethreshold=0"); done
 
 names=()
 for t in $targets; do
