@@ -113,6 +113,7 @@ func runServe(ctx context.Context, inv *invocation, args []string) error {
 	sopts.Instructions = func() string { return "" }
 	sopts.KnownResource = func(string) bool { return true }
 	sopts.SessionEnded = sv.release
+	sopts.Listened = sv.listened
 	sopts.NewSession = func(s *mcpserver.Session) mcpserver.Handler {
 		hub.add(s)
 		return sv.mux(s)

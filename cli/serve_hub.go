@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 	"time"
 
@@ -14,8 +15,40 @@ import (
 type serveHub struct {
 	relay *mcpserver.InputRelay // modern hosts' requests the servers ask input of
 
-	mu    sync.Mutex
-	hosts map[*mcpserver.Session]*serveHost
+	mu      sync.Mutex
+	hosts   map[*mcpserver.Session]*serveHost
+	listens map[*listenHold]bool
+}
+
+// A listenHold is what one modern host's subscriptions/listen
+// subscribed to.
+type listenHold struct{ uris []string }
+
+// listen notes the resources a subscriptions/listen subscribed to.
+func (h *serveHub) listen(uris []string) *listenHold {
+	l := &listenHold{uris: uris}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.listens == nil {
+		h.listens = map[*listenHold]bool{}
+	}
+	h.listens[l] = true
+	return l
+}
+
+// unlisten forgets l, a stream that ended, and returns its URIs that no
+// host holds any more.
+func (h *serveHub) unlisten(l *listenHold) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.listens, l)
+	var last []string
+	for _, uri := range l.uris {
+		if h.holders(uri) == 0 {
+			last = append(last, uri)
+		}
+	}
+	return last
 }
 
 // A serveHost is one host session: the peer of its last legacy request
@@ -58,18 +91,24 @@ func (h *serveHub) sessions() []*mcpserver.Session {
 	return out
 }
 
-// held counts the host sessions subscribed to uri.
+// held counts the host sessions and listen streams subscribed to uri.
 func (h *serveHub) held(uri string) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.holders(uri)
 }
 
-// holders counts the host sessions subscribed to uri; h.mu is held.
+// holders counts the host sessions and listen streams subscribed to
+// uri; h.mu is held.
 func (h *serveHub) holders(uri string) int {
 	n := 0
 	for _, e := range h.hosts {
 		if e.subs[uri] {
+			n++
+		}
+	}
+	for l := range h.listens {
+		if slices.Contains(l.uris, uri) {
 			n++
 		}
 	}

@@ -19,6 +19,8 @@ import (
 // first ends (its DELETE) the server is still subscribed for the other,
 // when the second ends too serve unsubscribes it. Over stdio, the host's
 // end of stdin ends the subscription on the server before serve exits.
+// A modern host's subscription (its subscriptions/listen stream) holds
+// one on the server while the stream is open.
 // The server is the demo over HTTP with --verbose, run here so that it
 // outlives serve: its demo://status shows the subscriptions of serve's
 // session with it, and its stderr every request it got.
@@ -32,7 +34,9 @@ func TestServeReleasesSubscriptions(t *testing.T) {
 	defer cancel()
 	host := func(spec *manager.Spec) *manager.Conn {
 		t.Helper()
-		spec.ProtocolVersion = "2025-11-25" // sessions are the legacy era's
+		if spec.ProtocolVersion == "" {
+			spec.ProtocolVersion = "2025-11-25" // sessions are the legacy era's
+		}
 		c, err := manager.Dial(ctx, spec, &manager.DialOptions{Environ: r.env})
 		if err != nil {
 			t.Fatal(err)
@@ -78,6 +82,31 @@ func TestServeReleasesSubscriptions(t *testing.T) {
 	}
 	waitForLine(ctx, t, received, "<- resources/subscribe")
 	d.Close()
+	waitForLine(ctx, t, received, "<- resources/unsubscribe")
+
+	// A modern host subscribes with subscriptions/listen: serve
+	// subscribes on the server while the stream is open, and not after
+	// (the host unsubscribes, its stream ends; it subscribes again and
+	// ends its session).
+	m := host(&manager.Spec{Name: "serve", Transport: "stdio", Command: r.bin, ProtocolVersion: "2026-07-28",
+		Args: []string{"--home", r.home, "serve", "d"}})
+	defer m.Close()
+	if err := m.Subscribe(ctx, uri); err != nil {
+		t.Fatal(err)
+	}
+	waitForLine(ctx, t, received, "<- resources/subscribe")
+	if s := status(m); !strings.Contains(s, `"subscriptions":["`+uri+`"]`) {
+		t.Fatalf("a modern host's subscription did not reach the server: %s", s)
+	}
+	if err := m.Unsubscribe(ctx, uri); err != nil {
+		t.Fatal(err)
+	}
+	waitForLine(ctx, t, received, "<- resources/unsubscribe")
+	if err := m.Subscribe(ctx, uri); err != nil {
+		t.Fatal(err)
+	}
+	waitForLine(ctx, t, received, "<- resources/subscribe")
+	m.Close()
 	waitForLine(ctx, t, received, "<- resources/unsubscribe")
 }
 

@@ -118,6 +118,28 @@ func (sv *served) release(s *mcpserver.Session) {
 	}
 }
 
+// listened subscribes on their servers to the resources a modern host's
+// subscriptions/listen asks for (a resource no server offers is left
+// alone), and returns what ends them when the stream ends, unless
+// another host holds them.
+func (sv *served) listened(uris []string) func() {
+	l := sv.hub.listen(uris)
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	for _, uri := range uris {
+		if server, err := sv.owner(ctx, uri); err == nil {
+			_ = sv.m.Subscribe(ctx, server, uri)
+		}
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+		defer cancel()
+		for _, uri := range sv.hub.unlisten(l) {
+			sv.unsubscribe(ctx, uri)
+		}
+	}
+}
+
 // promptList is serve's prompts/list: every server's prompts under the
 // manager's names (a name taken twice is the first server's).
 func (sv *served) promptList(ctx context.Context, _ mcpserver.Peer, params json.RawMessage) (any, error) {

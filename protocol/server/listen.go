@@ -149,6 +149,11 @@ func (s *Session) listen(ctx context.Context, p Peer, req *jsonrpc.Request) (any
 		delete(s.hub.subs, sub)
 		s.hub.mu.Unlock()
 	}()
+	if f := s.srv.opts.Listened; f != nil && len(ack.ResourceSubscriptions) > 0 {
+		if ended := f(slices.Clone(ack.ResourceSubscriptions)); ended != nil {
+			defer ended()
+		}
+	}
 	if err := p.Notify(ctx, "notifications/subscriptions/acknowledged", withSubscription(map[string]any{"notifications": ack}, req.ID)); err != nil {
 		return nil, err
 	}

@@ -164,6 +164,11 @@ type Options struct {
 	MirroredParams func(tool string) map[string]string
 	// KnownResource reports whether a subscription may name uri.
 	KnownResource func(uri string) bool
+	// Listened, when set, is told of the resources a modern
+	// subscriptions/listen subscribes to (those KnownResource allows)
+	// as it opens; the function it returns, if any, is called once the
+	// stream ended. A bridge subscribes to them on its servers.
+	Listened func(uris []string) (ended func())
 	// SessionEnded, when set, is told that a legacy HTTP session ended
 	// (DELETE, or expired): its Handler gets no more requests.
 	SessionEnded func(*Session)
