@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -39,6 +40,25 @@ type Forwarder struct {
 	toolsGen int
 
 	relay *InputRelay // a modern host's requests that the target asks input of
+
+	info atomic.Pointer[encodedInfo] // the serverInfo of the last initialize result, encoded
+}
+
+// encodedInfo is an initialize result's serverInfo as JSON text: a
+// modern host's every result carries it.
+type encodedInfo struct {
+	init *protocol.InitializeResult
+	raw  json.RawMessage
+}
+
+// serverInfo is in's serverInfo, encoded once per initialize result.
+func (f *Forwarder) serverInfo(in *protocol.InitializeResult) json.RawMessage {
+	if e := f.info.Load(); e != nil && e.init == in {
+		return e.raw
+	}
+	raw := MustJSON(in.ServerInfo)
+	f.info.Store(&encodedInfo{init: in, raw: raw})
+	return raw
 }
 
 // NewForwarder returns a Forwarder without a target yet.
@@ -182,7 +202,7 @@ func (f *Forwarder) Options(base Options) Options {
 		}
 		return t.Init()
 	}
-	base.ServerInfo = func() any { return init().ServerInfo }
+	base.ServerInfo = func() any { return f.serverInfo(init()) }
 	base.Capabilities = func() map[string]any {
 		var m map[string]any
 		b, _ := json.Marshal(init().Capabilities)
