@@ -111,7 +111,8 @@ func sameSteps(t *testing.T, what string, live, replayed []sdkStep) {
 // (v1.8.0) and the TypeScript SDK's (1.32.2, legacy revisions only) see
 // the same from mcpwire replay as from the live server the recording
 // came from (the demo server, server-everything): the revision, the
-// server's identity, the tools, a call's result.
+// server's identity, the tools, a call's result; over stdio, and over
+// streamable HTTP (replay --listen).
 func TestForeignClientsSeeTheRecording(t *testing.T) {
 	proctest.Check(t)
 	for _, c := range foreignClients {
@@ -128,6 +129,9 @@ func TestForeignClientsSeeTheRecording(t *testing.T) {
 			// the modern recording's answers reach it without the modern
 			// envelope, as the live server's did.
 			sameSteps(t, "the demo server", live, replayed)
+			// The same recording replayed over streamable HTTP (replay
+			// --listen): the client sees what it saw live over stdio.
+			sameSteps(t, "the demo server, replayed over HTTP", live, replayOverHTTP(t, r, c, call, "demo.jsonl"))
 
 			// server-everything speaks 2025-11-25 alone: the replay of its
 			// recording offers that revision alone too, as the server did,
@@ -147,6 +151,7 @@ func TestForeignClientsSeeTheRecording(t *testing.T) {
 				t.Fatalf("live: %+v", live)
 			}
 			sameSteps(t, "server-everything", live, replayed)
+			sameSteps(t, "server-everything, replayed over HTTP", live, replayOverHTTP(t, r, c, call, "ev.jsonl"))
 			if c.name == "go-sdk" {
 				// --any-era serves what the recorded server did not: 2026-07-28.
 				replayed, _ = runClient(t, r, c, nil, r.bin, "replay", "--any-era", filepath.Join(r.dir, "ev.jsonl"))
@@ -156,6 +161,19 @@ func TestForeignClientsSeeTheRecording(t *testing.T) {
 			}
 		})
 	}
+}
+
+// replayOverHTTP is what client c saw of the recording rec replayed by
+// replay --listen over streamable HTTP.
+func replayOverHTTP(t *testing.T, r *runner, c foreignClient, flags []string, rec string) []sdkStep {
+	t.Helper()
+	url, stop := startListen(t, r, "replay", "--listen", "127.0.0.1:0", filepath.Join(r.dir, rec))
+	defer stop()
+	steps, stderr := runClient(t, r, c, append([]string{"-url", url}, flags...))
+	if len(steps) == 0 {
+		t.Fatalf("the %s client over HTTP printed nothing:\n%s", c.name, stderr)
+	}
+	return steps
 }
 
 // TestForeignClientsSeeTheFaults: each fault of replay --inject reaches
