@@ -57,8 +57,11 @@ func benchEcho(b *testing.B, kind string, n int) {
 const peakChildEnv = "MCPWIRE_PROTOCOL_TEST_PEAK"
 
 // TestRequestStateEchoPeak: a requestState of 4 MiB echoed for 8 rounds
-// peaks at no more than 3x of it in the heap (issue 20 item 9; it was 6x to 10x).
-// The figure is measured in a child process; a bound, not a time.
+// peaks at no more than 3x of it in the heap over stdio (issue 20 item 9;
+// it was 6x to 10x), and 3.5x over streamable HTTP, where a request's
+// round trip holds the state it echoes while its answer comes (it was 4x
+// to 5x while the retry was copied into one body). The figure is measured
+// in a child process; a bound, not a time.
 func TestRequestStateEchoPeak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("moves 64 MiB through pipes")
@@ -67,30 +70,41 @@ func TestRequestStateEchoPeak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "-test.run=^TestRequestStateEchoPeakChild$", "-test.v")
-	cmd.Env = append(os.Environ(), peakChildEnv+"=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	var peak float64
-	for _, line := range strings.Split(string(out), "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "peak/payload "); ok {
-			peak, _ = strconv.ParseFloat(v, 64)
+	for _, tc := range []struct {
+		kind  string
+		bound float64
+	}{{"stdio", 3}, {"http", 3.5}} {
+		cmd := exec.Command(exe, "-test.run=^TestRequestStateEchoPeakChild$", "-test.v")
+		cmd.Env = append(os.Environ(), peakChildEnv+"="+tc.kind)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", tc.kind, err, out)
 		}
+		var peak float64
+		for _, line := range strings.Split(string(out), "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "peak/payload "); ok {
+				peak, _ = strconv.ParseFloat(v, 64)
+			}
+		}
+		if peak == 0 || peak > tc.bound {
+			t.Fatalf("%s: peak/payload %v, want at most %v\n%s", tc.kind, peak, tc.bound, out)
+		}
+		t.Logf("%s: peak/payload %.3f", tc.kind, peak)
 	}
-	if peak == 0 || peak > 3 {
-		t.Fatalf("peak/payload %v, want at most 3\n%s", peak, out)
-	}
-	t.Logf("peak/payload %.3f", peak)
 }
 
 func TestRequestStateEchoPeakChild(t *testing.T) {
-	if os.Getenv(peakChildEnv) == "" {
+	kind := os.Getenv(peakChildEnv)
+	if kind == "" {
 		t.Skip("run by TestRequestStateEchoPeak")
 	}
 	const n = 4 << 20
-	s := mrtrSession(t, protocol.Options{MaxInputRounds: 9}, func() {})
+	var s *protocol.Session
+	if kind == "http" {
+		s = mrtrHTTPSession(t, protocol.Options{MaxInputRounds: 9})
+	} else {
+		s = mrtrSession(t, protocol.Options{MaxInputRounds: 9}, func() {})
+	}
 	call := func() {
 		res, err := s.CallTool(context.Background(), "echo-state", map[string]int{"size": n, "rounds": 8}, nil)
 		if err != nil || res.IsError {

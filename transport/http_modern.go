@@ -19,6 +19,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -116,9 +117,15 @@ func (c *HTTPConn) WriteEnvelope(ctx context.Context, msg jsonrpc.Message, env m
 		// (cancellation is closing the answer stream).
 		return nil
 	}
-	body, err := jsonrpc.EncodeMessage(msg)
+	// A big request (a retry echoing a large requestState) is sent from
+	// its parts, not copied into one body first.
+	head, parts, err := jsonrpc.SplitMessage(nil, msg)
 	if err != nil {
 		return fmt.Errorf("encoding message for %s: %v", c.shown, err)
+	}
+	body := [][]byte{head}
+	if parts != nil {
+		body = append(append(body, parts...), []byte("}"))
 	}
 	fl := c.flights.add(req.ID)
 	m := &modernRequest{c: c, env: env, id: req.ID, body: body, fl: fl, listen: req.Method == "subscriptions/listen"}
@@ -134,7 +141,7 @@ type modernRequest struct {
 	c      *HTTPConn
 	env    map[string]string
 	id     jsonrpc.ID // the original id, the one the caller waits for
-	body   []byte     // as first sent
+	body   [][]byte   // as first sent, in parts
 	fl     *flight
 	listen bool // subscriptions/listen: not re-issued (the protocol opens it again)
 	tries  int
@@ -143,12 +150,13 @@ type modernRequest struct {
 // post sends body (the request, under id as, or the original id when as
 // is not valid) and takes its answer; done reports that the request needs
 // nothing more (answered, or failed with err).
-func (m *modernRequest) post(ctx context.Context, body []byte, as jsonrpc.ID) (done bool, err error) {
+func (m *modernRequest) post(ctx context.Context, body [][]byte, as jsonrpc.ID) (done bool, err error) {
 	c := m.c
-	req, _, err := c.newRequest(http.MethodPost, c.url, body, false)
+	req, _, err := c.newRequest(http.MethodPost, c.url, nil, false)
 	if err != nil {
 		return true, err
 	}
+	setBody(req, body)
 	req.Header.Del(sessionHeader)
 	for k, v := range m.env {
 		req.Header.Set(k, encodeHeaderValue(k, v))
@@ -232,8 +240,8 @@ func (m *modernRequest) follow(resp *http.Response, cancel context.CancelFunc, w
 		// client sends it again as a new request with a new id.
 		m.tries++
 		as := jsonrpc.StringID(fmt.Sprintf("mcpwire-reissue-%s-%d", m.id.Raw(), m.tries))
-		if body, err := reissued(m.body, as); err == nil {
-			done, err := m.post(c.ctx, body, as)
+		if body, err := reissued(bytes.Join(m.body, nil), as); err == nil {
+			done, err := m.post(c.ctx, [][]byte{body}, as)
 			if err == nil {
 				// Answered (or answered with an error) by post, or a new
 				// stream whose own follow goes on.
@@ -332,4 +340,22 @@ func headerSafe(v string) bool {
 		return false
 	}
 	return !(strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?="))
+}
+
+// setBody makes parts, in order, the body of req, without joining them
+// (and again for a redirect or a retry of the HTTP client).
+func setBody(req *http.Request, parts [][]byte) {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	req.ContentLength = int64(n)
+	req.GetBody = func() (io.ReadCloser, error) {
+		rs := make([]io.Reader, len(parts))
+		for i, p := range parts {
+			rs[i] = bytes.NewReader(p)
+		}
+		return io.NopCloser(io.MultiReader(rs...)), nil
+	}
+	req.Body, _ = req.GetBody()
 }
