@@ -44,7 +44,8 @@ print one JSON document on stdout, with "schema": 1 and "ok" (every command)
 -h, --help
 the command's help`},
 	{"EXIT STATUS", `0 ok; 1 the server failed (spawn, connect, initialize, list, timeout), or diff --fail-on tripped; 2 usage; 3 configuration or approval; 4 login needed or refused; 5 the tool answered isError; 130, 143, 129 on SIGINT, SIGTERM, SIGHUP, after the servers stopped.
-list exits 0 when it ran, whatever each server did; list --strict does not.`},
+list exits 0 when it ran, whatever each server did; list --strict does not.
+budget measures every server given, and prints one that did not answer as a row with its error (its phase and what to do), the totals over those that answered; then it exits 1 when one failed, else 4 when one needs a login, else 3 (a definition wrong, unknown or not approved).`},
 	{"ENVIRONMENT", `MCPWIRE_HOME
 the home folder; else $XDG_CONFIG_HOME/mcpwire; else ~/.config/mcpwire
 MCPWIRE_PROTOCOL
