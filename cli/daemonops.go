@@ -113,14 +113,14 @@ func (d *daemon) serveMCP(wc *wireConn, req *wireRequest) {
 	}
 	s.touch(1)
 	defer s.touch(-1)
-	a := wireAnswer{OK: true, Protocol: g.conn.ProtocolVersion()}
-	if knownPolicy(req.Pin, req.NewTools) {
-		gctx, cancel := context.WithTimeout(s.ctx, requestWait)
-		a.Tools, a.Surface = g.given(gctx, req.Pin, req.NewTools)
-		a.Discover = g.discovered(gctx)
-		cancel()
+	gctx, cancel := context.WithTimeout(s.ctx, requestWait)
+	line, err := g.answerLine(gctx, req.Pin, req.NewTools)
+	cancel()
+	if err != nil {
+		writeWireLine(wc, wireAnswer{Error: err.Error()})
+		return
 	}
-	if writeWireLine(wc, a) != nil {
+	if _, err := wc.Write(line); err != nil {
 		return
 	}
 	ctx, cancel := context.WithCancel(s.ctx)

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"sync"
 
 	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/manager"
@@ -69,6 +70,10 @@ type toolState struct {
 	stamp         os.FileInfo // the pin file's; nil when it has none
 	raw           json.RawMessage
 	surface       *wireSurface
+
+	once sync.Once // makes line
+	line []byte    // the answer line that hands st over
+	err  error
 }
 
 // fits says whether st was made of tools, the policy and the pin file
@@ -97,16 +102,36 @@ func sameStamp(a, b os.FileInfo) bool {
 	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
+// answerLine is g's answer to an mcp request with the policy pin,
+// newTools, encoded: with the tools, their check and the discover answer
+// (each when it has them), the line made once for each state.
+func (g *generation) answerLine(ctx context.Context, pin, newTools string) ([]byte, error) {
+	a := wireAnswer{OK: true, Protocol: g.conn.ProtocolVersion()}
+	if !knownPolicy(pin, newTools) {
+		return encodeWireLine(a)
+	}
+	a.Discover = g.discovered(ctx)
+	st := g.given(ctx, pin, newTools)
+	if st == nil {
+		return encodeWireLine(a)
+	}
+	st.once.Do(func() {
+		a.Tools, a.Surface = st.raw, st.surface
+		st.line, st.err = encodeWireLine(a)
+	})
+	return st.line, st.err
+}
+
 // given is what g hands over for the policy pin, newTools: the tools
-// list (nil when it is too long) and their surface check (nil with pin
-// off). Nothing when the tools cannot be listed now: the command lists
+// list (raw nil when it is too long) and their surface check (nil with
+// pin off). Nil when the tools cannot be listed now: the command lists
 // them itself, and says what failed.
-func (g *generation) given(ctx context.Context, pin, newTools string) (json.RawMessage, *wireSurface) {
+func (g *generation) given(ctx context.Context, pin, newTools string) *toolState {
 	tools := []*protocol.Tool{}
 	if g.conn.Init().Capabilities.Tools != nil {
 		var err error
 		if tools, err = g.fwd.Tools(ctx); err != nil {
-			return nil, nil
+			return nil
 		}
 	}
 	path := ""
@@ -118,7 +143,7 @@ func (g *generation) given(ctx context.Context, pin, newTools string) (json.RawM
 	st := g.state
 	g.mu.Unlock()
 	if st.fits(tools, pin, newTools, before) {
-		return st.raw, st.surface
+		return st
 	}
 	st = &toolState{tools: tools, pin: pin, newTools: newTools, stamp: before}
 	if raw, err := json.Marshal(map[string]any{"tools": tools}); err == nil && len(raw) <= maxGivenTools {
@@ -127,7 +152,7 @@ func (g *generation) given(ctx context.Context, pin, newTools string) (json.RawM
 	if pin != config.PinOff {
 		ap, err := g.t.openApprovals()
 		if err != nil {
-			return nil, nil // the command says why, as without a session
+			return nil // the command says why, as without a session
 		}
 		st.surface = wireSurfaceOf(manager.CheckSurface(ap, g.t.server, pin, newTools, tools, g.conn.Init().Instructions))
 	}
@@ -138,7 +163,7 @@ func (g *generation) given(ctx context.Context, pin, newTools string) (json.RawM
 		g.state = st
 		g.mu.Unlock()
 	}
-	return st.raw, st.surface
+	return st
 }
 
 // discovered is g's answer to server/discover, made once, in the modern

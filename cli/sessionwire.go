@@ -142,12 +142,21 @@ func readWireLine(r *bufio.Reader, v any) error {
 
 // writeWireLine writes v as one line.
 func writeWireLine(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
+	b, err := encodeWireLine(v)
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err = w.Write(b)
 	return err
+}
+
+// encodeWireLine is v as one line.
+func encodeWireLine(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }
 
 // A wireConn is a socket with the reader its protocol lines were read
