@@ -64,6 +64,12 @@ func TestReleaseScript(t *testing.T) {
 	if len(data) > maxReleaseBytes {
 		t.Errorf("the linux/amd64 release binary is %d bytes, more than %d: see what grew with go tool nm -size -sort size", len(data), maxReleaseBytes)
 	}
+	// A stripped binary keeps its functions' names (for tracebacks).
+	for _, fn := range unlinkedFuncs {
+		if bytes.Contains(data, []byte(fn)) {
+			t.Errorf("the release binary holds %s; see unlinkedFuncs", fn)
+		}
+	}
 	f, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -181,6 +187,12 @@ func checkSBOM(t *testing.T, data []byte, binSum string) {
 // (whose init registers its compressor) 90,112 bytes for the reader of
 // MCPB bundles that config/registry/zip.go is (FuzzZipReader).
 var unlinked = []string{"regexp", "text/template", "html/template", "net/http/pprof", "expvar", "go/ast", "html", "archive/zip"}
+
+// unlinkedFuncs are functions of linked packages the release binary does
+// without: http.ServeMux's pattern registration (parsePattern and its
+// conflict checks) cost 32,768 bytes for the one path of the OAuth
+// callback, which oauth/flow.go matches by hand.
+var unlinkedFuncs = []string{"net/http.parsePattern", "net/http.(*ServeMux).registerErr"}
 
 // TestReleaseLinks fails when the binary's package graph (the release
 // tags) takes in a package of unlinked: write the few lines by hand, as

@@ -64,3 +64,42 @@ func TestEscaperCallbackPage(t *testing.T) {
 		}
 	}
 }
+
+// TestCallbackPathOnly: the loopback listener answers /callback only; a
+// request for another path (a browser's /favicon.ico, a probe) gets 404
+// and does not end the wait, and the callback after it delivers its code.
+func TestCallbackPathOnly(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	statuses := make(chan int, 3)
+	get := func(u string) {
+		resp, err := http.Get(u)
+		if err != nil {
+			statuses <- 0
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		statuses <- resp.StatusCode
+	}
+	open := func() error {
+		go func() {
+			get(base + "/favicon.ico")
+			get(base + "/callback/x?code=c1&state=st")
+			get(base + "/callback?code=c2&state=st")
+		}()
+		return nil
+	}
+	code, err := waitCallback(context.Background(), ln, time.Minute, open, callbackCheck{state: "st"})
+	if err != nil || code != "c2" {
+		t.Fatalf("code %q, %v", code, err)
+	}
+	for i, want := range []int{http.StatusNotFound, http.StatusNotFound, http.StatusOK} {
+		if got := <-statuses; got != want {
+			t.Errorf("request %d: status %d, want %d", i, got, want)
+		}
+	}
+}

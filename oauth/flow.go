@@ -499,8 +499,13 @@ func waitCallback(ctx context.Context, ln net.Listener, timeout time.Duration, o
 		err  error
 	}
 	results := make(chan result, 1)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/callback", func(w http.ResponseWriter, r *http.Request) {
+	// One path, matched by hand: http.ServeMux's pattern parser and
+	// conflict checks cost the release binary 32,768 bytes.
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/callback" {
+			http.NotFound(w, r)
+			return
+		}
 		code, err := c.check(r.URL.Query())
 		msg := "Authorization complete. You can close this window and return to mcpwire."
 		if err != nil {
@@ -514,7 +519,7 @@ func waitCallback(ctx context.Context, ln net.Listener, timeout time.Duration, o
 		default:
 		}
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
