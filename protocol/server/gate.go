@@ -38,11 +38,15 @@ func gateCall(g ToolGate, req *jsonrpc.Request) error {
 	if g == nil || req.Method != "tools/call" {
 		return nil
 	}
-	var in struct {
-		Name string `json:"name"`
+	name, _, _, ok := callParams(req.Params)
+	if !ok {
+		var in struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(req.Params, &in)
+		name = in.Name
 	}
-	_ = json.Unmarshal(req.Params, &in)
-	if err := g.Held(in.Name); err != nil {
+	if err := g.Held(name); err != nil {
 		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "%v", err)
 	}
 	return nil
