@@ -371,7 +371,9 @@ func runReplay(ctx context.Context, inv *invocation, args []string) error {
 	if faults.streamFaults() && rf.listen == "" {
 		return usageErr("--inject slow-stream and close-stream are faults of SSE answers over HTTP: add --listen ADDR")
 	}
-	sopts := mcpserver.Options{Log: safe.NewTextWriter(inv.env.Stderr), LogPrefix: "mcpwire replay"}
+	// The recorded server's own words after logging/setLevel are replayed;
+	// the replay's server adds none of its own.
+	sopts := mcpserver.Options{Log: safe.NewTextWriter(inv.env.Stderr), LogPrefix: "mcpwire replay", QuietLevel: true}
 	if rf.listen != "" {
 		if err := inv.listenPolicy(&rf.proxyFlags, &sopts, "the recording "+safe.Sanitize(pos[0])); err != nil {
 			return err

@@ -178,6 +178,10 @@ type Options struct {
 	Log       io.Writer
 	LogPrefix string
 	Verbose   bool
+	// QuietLevel: logging/setLevel is answered without the session's own
+	// "log level set to …" log message (a replay, whose recorded server
+	// said what it said).
+	QuietLevel bool
 
 	// Stdio only: a line written after each answer (a test's garbage).
 	Garbage string

@@ -172,6 +172,9 @@ func (s *Session) setLevel(ctx context.Context, p Peer, params json.RawMessage) 
 	s.mu.Lock()
 	s.level = i
 	s.mu.Unlock()
+	if s.srv.opts.QuietLevel {
+		return struct{}{}, nil
+	}
 	return &AfterReply{Result: struct{}{}, Then: func() {
 		s.Log(context.WithoutCancel(ctx), p, s.srv.opts.LogPrefix, in.Level, "log level set to "+in.Level)
 	}}, nil
