@@ -67,3 +67,43 @@ func TestModernBigRequestInParts(t *testing.T) {
 		t.Errorf("sent %d bytes, the encoding has %d", lengths[0], len(want))
 	}
 }
+
+// TestHTTPBigRequestInParts: a legacy request with big params in parts
+// goes out as those parts, and again the same when the server has
+// forgotten the session (sent once more to the new one).
+func TestHTTPBigRequestInParts(t *testing.T) {
+	f := newFakeServer(t, &fakeServer{sessions: true})
+	hc := dial(t, &HTTP{URL: f.url()})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	initReq := &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "initialize", Params: []byte(`{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)}
+	if err := hc.Write(ctx, initReq); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hc.Read(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hc.SetProtocolVersion("2025-11-25")
+	f.expire()
+	text := strings.Repeat("t", 300<<10)
+	parts := [][]byte{[]byte(`{"text":"`), []byte(text), []byte(`"}`)}
+	if err := hc.Write(ctx, &jsonrpc.Request{ID: jsonrpc.Int64ID(2), Method: "echo", Parts: parts}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := hc.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := m.(*jsonrpc.Response); !ok || string(r.Result) != `{"text":"`+text+`"}` {
+		t.Fatalf("echo answer of %d bytes, not the params", len(encode(t, m)))
+	}
+	echoes := f.find(func(h hit) bool { return h.RPCMethod == "echo" })
+	if len(echoes) != 2 {
+		t.Fatalf("echo sent %d times, want 2 (the session expired)", len(echoes))
+	}
+	for i, e := range echoes {
+		if e.Params != `{"text":"`+text+`"}` {
+			t.Errorf("echo %d: params of %d bytes, not the parts", i, len(e.Params))
+		}
+	}
+}

@@ -148,9 +148,20 @@ func (c *HTTPConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if c.ctx.Err() != nil {
 		return fmt.Errorf("writing to %s: %w", c.shown, jsonrpc.ErrClosed)
 	}
-	body, err := jsonrpc.EncodeMessage(msg)
+	// A big request goes out in its parts, not copied into one body.
+	body, parts, err := jsonrpc.SplitMessage(nil, msg)
 	if err != nil {
 		return fmt.Errorf("encoding message for %s: %v", c.shown, err)
+	}
+	if parts != nil {
+		parts = append(append([][]byte{body}, parts...), []byte("}"))
+		body = nil
+	}
+	whole := func() []byte { // for the HTTP+SSE transport
+		if parts != nil {
+			return bytes.Join(parts, nil)
+		}
+		return body
 	}
 	var callID jsonrpc.ID
 	var method string
@@ -173,7 +184,7 @@ func (c *HTTPConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	if old != nil {
-		return old.write(ctx, body)
+		return old.write(ctx, whole())
 	}
 
 	retried := false
@@ -181,6 +192,9 @@ func (c *HTTPConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		req, sess, err := c.newRequest(http.MethodPost, c.url, body, isInit)
 		if err != nil {
 			return err
+		}
+		if parts != nil {
+			setBody(req, parts)
 		}
 		resp, detach, cancel, err := c.roundTrip(ctx, req)
 		if err != nil {
@@ -215,7 +229,7 @@ func (c *HTTPConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			if err != nil {
 				return fmt.Errorf("%v; trying the HTTP+SSE transport: %w", herr, err)
 			}
-			return old.write(ctx, body)
+			return old.write(ctx, whole())
 		}
 		if code < 200 || code > 299 {
 			herr := httpError(http.MethodPost, c.url, resp)
