@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// FuzzWireLine: a line of the session socket never crashes the reader;
-// what it accepts is one object that writes back as it decoded.
+// FuzzWireLine: a line of the session socket (a request or an answer)
+// never crashes the reader; what it accepts is one object that writes
+// back as it decoded.
 func FuzzWireLine(f *testing.F) {
 	f.Add([]byte(`{"op":"mcp","name":"d","dir":"/w","digest":"ab"}` + "\n"))
 	f.Add([]byte(`{"op":"connect","environ":["A=1"],"idle":1000000000}` + "\n"))
@@ -16,7 +17,20 @@ func FuzzWireLine(f *testing.F) {
 	f.Add([]byte(`{"op":"list","extra":1}` + "\n"))
 	f.Add([]byte(`{"op":`))
 	f.Add([]byte(strings.Repeat(" ", 5000) + "{}\n"))
+	f.Add([]byte(`{"ok":true,"protocol":"2026-07-28","tools":{"tools":[]},"discover":{"supportedVersions":["2026-07-28"]},` +
+		`"surface":{"pin":"enforce","newTools":"offer","changed":["echo"],"error":"x"}}` + "\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		var a wireAnswer
+		if readWireLine(bufio.NewReader(bytes.NewReader(b)), &a) == nil {
+			var out bytes.Buffer
+			if err := writeWireLine(&out, &a); err != nil {
+				t.Fatal(err)
+			}
+			var again wireAnswer
+			if err := readWireLine(bufio.NewReader(&out), &again); err != nil {
+				t.Fatalf("an answer read does not read back: %v\n%s", err, out.Bytes())
+			}
+		}
 		var req wireRequest
 		if err := readWireLine(bufio.NewReader(bytes.NewReader(b)), &req); err != nil {
 			return
