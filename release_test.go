@@ -17,10 +17,11 @@ import (
 	"time"
 )
 
-// maxReleaseBytes bounds the linux/amd64 release binary: 10 MB (9 MB
-// until wave 3 added the bridges, the registry and record/replay).
+// maxReleaseBytes bounds the linux/amd64 release binary: 9.7 MB (9 MB
+// until wave 3 added the bridges, the registry and record/replay and took
+// it to 9.72 MB; it was cut back to 9.48 MB, and the bound keeps that).
 // scripts/release.sh checks the same bound.
-const maxReleaseBytes = 10_000_000
+const maxReleaseBytes = 9_700_000
 
 // TestReleaseScript runs scripts/release.sh for linux/amd64 twice and
 // checks what it promises: a static binary (no program interpreter, built

@@ -26,9 +26,10 @@
 # Checks, each failing the run: every binary is statically linked (no
 # program interpreter), the linux/amd64 one answers `version` and runs
 # `test --demo=http` (the HTTP client and server of the tagged build), and
-# it is at most MAX_BYTES (default 10000000: 9 MB until wave 3, whose
+# it is at most MAX_BYTES (default 9700000: 9 MB until wave 3, whose
 # proxy, serve, sessions, registry, replay, tasks, skills, pins and sandbox
-# took it past that). When it grows
+# took it to 9.72 MB; cuts brought it back to 9.48 MB, and the bound keeps
+# what they won). When it grows
 # past that, the run lists the largest symbols (go tool nm -size -sort
 # size) to show what grew.
 #
@@ -42,7 +43,7 @@ out=${1:-dist}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 targets=${TARGETS:-"linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"}
-max=${MAX_BYTES:-10000000}
+max=${MAX_BYTES:-9700000}
 version=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
 commit=$(git rev-parse HEAD 2>/dev/null || true)
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
