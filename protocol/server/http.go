@@ -62,6 +62,7 @@ type HTTPHandler struct {
 	mu       sync.Mutex
 	closed   bool
 	sessions map[string]*httpSession
+	uses     uint64       // counts the lookups of sessions, for their last use
 	shared   *httpSession // stateless mode
 	modern   *Session     // serves the modern era's requests (no sessions)
 	drops    atomic.Int64 // modern SSE answers, for --drop-after-priming
@@ -114,6 +115,8 @@ type httpSession struct {
 	srv    *Session
 	ctx    context.Context
 	cancel context.CancelFunc
+
+	used uint64 // h.uses at the session's last request; h.mu guards it
 
 	mu         sync.Mutex
 	requests   int
@@ -460,6 +463,39 @@ func (h *HTTPHandler) resourceMetadata(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// DefaultMaxSessions is how many legacy HTTP sessions a handler keeps
+// when Options.MaxSessions does not say.
+const DefaultMaxSessions = 1000
+
+// add keeps sess; at the bound (Options.MaxSessions) the session used
+// least recently ends first, as an expired one does (a client that comes
+// back with it is answered 404 and initializes again).
+func (h *HTTPHandler) add(sess *httpSession) {
+	max := h.srv.opts.MaxSessions
+	if max <= 0 {
+		max = DefaultMaxSessions
+	}
+	var old *httpSession
+	h.mu.Lock()
+	if len(h.sessions) >= max {
+		for _, s := range h.sessions {
+			if old == nil || s.used < old.used {
+				old = s
+			}
+		}
+		delete(h.sessions, old.id)
+	}
+	h.uses++
+	sess.used = h.uses
+	h.sessions[sess.id] = sess
+	h.mu.Unlock()
+	if old != nil {
+		old.cancel()
+		h.srv.ended(old.srv)
+		h.srv.Logf("a session ended: %d sessions at most (the one used least recently ends first)", max)
+	}
+}
+
 // session finds the session a request names; status and why say what
 // to answer when there is none.
 func (h *HTTPHandler) session(r *http.Request, isRequest bool) (*httpSession, int, string) {
@@ -476,6 +512,8 @@ func (h *HTTPHandler) session(r *http.Request, isRequest bool) (*httpSession, in
 		h.mu.Unlock()
 		return nil, http.StatusNotFound, "unknown or expired session"
 	}
+	h.uses++
+	s.used = h.uses
 	if isRequest && h.srv.opts.ExpireAfter > 0 {
 		s.requests++
 		if s.requests > h.srv.opts.ExpireAfter {
@@ -535,9 +573,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 			sess = h.shared
 		} else {
 			sess = h.newSession(newSessionID())
-			h.mu.Lock()
-			h.sessions[sess.id] = sess
-			h.mu.Unlock()
+			h.add(sess)
 		}
 	} else {
 		var status int

@@ -170,7 +170,8 @@ type Options struct {
 	// stream ended. A bridge subscribes to them on its servers.
 	Listened func(uris []string) (ended func())
 	// SessionEnded, when set, is told that a legacy HTTP session ended
-	// (DELETE, or expired): its Handler gets no more requests.
+	// (DELETE, expired, or the least recently used at MaxSessions): its
+	// Handler gets no more requests.
 	SessionEnded func(*Session)
 
 	// Log receives diagnostics, each line starting with LogPrefix + ": ";
@@ -190,6 +191,7 @@ type Options struct {
 	SSE              bool   // answer requests with text/event-stream
 	Stateless        bool   // no sessions; GET and DELETE answer 405
 	ExpireAfter      int    // forget a session after this many requests (0 = never)
+	MaxSessions      int    // legacy sessions kept at most (0: DefaultMaxSessions); the least recently used ends first
 	DropAfterPriming bool   // close each SSE answer after its priming event
 	RetryMillis      int    // the retry of SSE priming events (0: none)
 	BearerToken      string // the bearer token every request must carry, if set
