@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -145,6 +146,17 @@ func (inv *invocation) sessionAsk(ctx context.Context, t *target, budget time.Du
 	}
 	req.Op, req.Name, req.Dir, req.Digest = opMCP, t.server.Name, inv.env.Dir, digestOf(t)
 	a, err := c.ask(req, budget)
+	if err == nil && olderDaemon(req, a) {
+		// A daemon of an earlier mcpwire refuses the policy members: ask
+		// again as it asks, and check the surface here.
+		c.Close()
+		if c, err = dialDaemon(ctx, p); err != nil {
+			inv.notTrusted(err)
+			return nil, nil
+		}
+		req.Pin, req.NewTools = "", ""
+		a, err = c.ask(req, budget)
+	}
 	if err != nil || !a.OK || a.Partial {
 		c.Close()
 		inv.notTrusted(err)
@@ -154,6 +166,13 @@ func (inv *invocation) sessionAsk(ctx context.Context, t *target, budget time.Du
 		return nil, nil
 	}
 	return c, a
+}
+
+// olderDaemon says whether a, the answer to req, is the refusal of a
+// daemon that reads no pin policy (one of an earlier mcpwire, which
+// refuses the members it does not know).
+func olderDaemon(req *wireRequest, a *wireAnswer) bool {
+	return !a.OK && req.Pin != "" && strings.Contains(a.Error, `unknown field "pin"`)
 }
 
 // notTrusted says why a daemon's socket was not used (a stale one is

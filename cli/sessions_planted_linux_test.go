@@ -2,11 +2,13 @@ package cli_test
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -106,4 +108,89 @@ func TestSessionsPlantedFolder(t *testing.T) {
 	if res := r.run(t, "call", "d", "echo", "text=direct").want(t, 0); strings.TrimSpace(res.stdout) != "direct" {
 		t.Errorf("a call beside a planted session folder:\n%s", res)
 	}
+}
+
+// TestSessionsOlderDaemon: a daemon of an earlier mcpwire (one that
+// refuses the request members it does not know, the pin policy among
+// them) still serves a call: the command asks again as that daemon asks,
+// speaks MCP over its socket and checks the surface itself.
+func TestSessionsOlderDaemon(t *testing.T) {
+	r := newRunner(t)
+	r.run(t, "add", "d", "--", r.bin, "serve-demo").want(t, 0)
+	dir := filepath.Join(r.home, "sessions")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "daemon.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(sock, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var refused, served int
+	defer wg.Wait()
+	defer ln.Close()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			ok := olderDaemonConn(t, r, c)
+			mu.Lock()
+			if ok {
+				served++
+			} else {
+				refused++
+			}
+			mu.Unlock()
+		}
+	}()
+	res := r.run(t, "call", "d", "echo", "text=hi").want(t, 0)
+	if strings.TrimSpace(res.stdout) != "hi" || res.stderr != "" {
+		t.Fatalf("through an older daemon:\n%s", res)
+	}
+	ln.Close()
+	wg.Wait()
+	if refused != 1 || served != 1 {
+		t.Fatalf("the older daemon refused %d requests and served %d (want 1 and 1)", refused, served)
+	}
+}
+
+// olderDaemonConn answers one connection as a daemon of an earlier
+// mcpwire: a request with a member it does not know is refused in its
+// words, one without is served by a demo server of its own (false: it
+// refused).
+func olderDaemonConn(t *testing.T, r *runner, c net.Conn) bool {
+	defer c.Close()
+	c.Write([]byte("{\"daemon\":1}\n"))
+	br := bufio.NewReader(c)
+	line, err := br.ReadBytes('\n')
+	if err != nil {
+		return false
+	}
+	var req struct {
+		Op, Name, Dir, Digest string
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		a, _ := json.Marshal(map[string]any{"error": "session socket: not a protocol line: " + err.Error()})
+		c.Write(append(a, '\n'))
+		return false
+	}
+	c.Write([]byte(`{"ok":true,"protocol":"2026-07-28"}` + "\n"))
+	cmd := exec.Command(r.bin, "serve-demo")
+	cmd.Env = r.env
+	cmd.Stdin, cmd.Stdout = br, c
+	if err := cmd.Run(); err != nil {
+		t.Errorf("the older daemon's server: %v", err)
+	}
+	return true
 }
