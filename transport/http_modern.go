@@ -119,13 +119,12 @@ func (c *HTTPConn) WriteEnvelope(ctx context.Context, msg jsonrpc.Message, env m
 	}
 	// A big request (a retry echoing a large requestState) is sent from
 	// its parts, not copied into one body first.
-	head, parts, err := jsonrpc.SplitMessage(nil, msg)
+	whole, body, err := encodeBody(msg)
 	if err != nil {
 		return fmt.Errorf("encoding message for %s: %v", c.shown, err)
 	}
-	body := [][]byte{head}
-	if parts != nil {
-		body = append(append(body, parts...), []byte("}"))
+	if body == nil {
+		body = [][]byte{whole}
 	}
 	fl := c.flights.add(req.ID)
 	m := &modernRequest{c: c, env: env, id: req.ID, body: body, fl: fl, listen: req.Method == "subscriptions/listen"}
@@ -152,11 +151,17 @@ type modernRequest struct {
 // nothing more (answered, or failed with err).
 func (m *modernRequest) post(ctx context.Context, body [][]byte, as jsonrpc.ID) (done bool, err error) {
 	c := m.c
-	req, _, err := c.newRequest(http.MethodPost, c.url, nil, false)
+	var whole []byte
+	if len(body) == 1 {
+		whole = body[0]
+	}
+	req, _, err := c.newRequest(http.MethodPost, c.url, whole, false)
 	if err != nil {
 		return true, err
 	}
-	setBody(req, body)
+	if whole == nil {
+		setBody(req, body)
+	}
 	req.Header.Del(sessionHeader)
 	for k, v := range m.env {
 		req.Header.Set(k, encodeHeaderValue(k, v))

@@ -132,6 +132,27 @@ func (c *HTTPConn) readBody(resp *http.Response) ([]byte, error) {
 	return readLimited(resp.Body, c.max, "a message (an HTTP body)")
 }
 
+// encodeBody encodes msg for a POST: in parts when it is a request whose
+// params are big (see jsonrpc.SplitMessage), so that they go out as they
+// are, not copied into one body; else whole, in body.
+func encodeBody(msg jsonrpc.Message) (body []byte, parts [][]byte, err error) {
+	if r, ok := msg.(*jsonrpc.Request); ok {
+		n := len(r.Params)
+		for _, p := range r.Parts {
+			n += len(p)
+		}
+		if n >= 64<<10 {
+			head, ps, err := jsonrpc.SplitMessage(nil, msg)
+			if err != nil || ps == nil {
+				return head, nil, err
+			}
+			return nil, append(append([][]byte{head}, ps...), []byte("}")), nil
+		}
+	}
+	body, err = jsonrpc.EncodeMessage(msg)
+	return body, nil, err
+}
+
 // validSessionID reports whether id has only visible ASCII, as the
 // specification requires.
 func validSessionID(id string) bool {
@@ -148,14 +169,9 @@ func (c *HTTPConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if c.ctx.Err() != nil {
 		return fmt.Errorf("writing to %s: %w", c.shown, jsonrpc.ErrClosed)
 	}
-	// A big request goes out in its parts, not copied into one body.
-	body, parts, err := jsonrpc.SplitMessage(nil, msg)
+	body, parts, err := encodeBody(msg)
 	if err != nil {
 		return fmt.Errorf("encoding message for %s: %v", c.shown, err)
-	}
-	if parts != nil {
-		parts = append(append([][]byte{body}, parts...), []byte("}"))
-		body = nil
 	}
 	whole := func() []byte { // for the HTTP+SSE transport
 		if parts != nil {
