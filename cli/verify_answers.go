@@ -132,13 +132,23 @@ func (a *recordedAnswers) take(method string, params json.RawMessage) *recordedA
 	return nil
 }
 
+// declares says whether the session declares what answers method: as
+// the recorded client did, or (its declaration not read) when the
+// recording holds answers to it.
+func (a *recordedAnswers) declares(method string, declared bool) bool {
+	if a.declared {
+		return declared
+	}
+	return len(a.byMethod[method]) > 0
+}
+
 // options are the session's handlers: the recorded client's declaration,
 // each request answered as the recording did. A request the recording
 // answered none of is declined (elicitation), refused (sampling) or
 // offered no root.
 func (a *recordedAnswers) options() protocol.Options {
 	var o protocol.Options
-	if a.elicit || len(a.byMethod["elicitation/create"]) > 0 {
+	if a.declares("elicitation/create", a.elicit) {
 		o.ElicitURL = a.elicitURL
 		o.Elicit = func(_ context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
 			q := *p
@@ -158,7 +168,7 @@ func (a *recordedAnswers) options() protocol.Options {
 			return &res, nil
 		}
 	}
-	if a.sample || len(a.byMethod["sampling/createMessage"]) > 0 {
+	if a.declares("sampling/createMessage", a.sample) {
 		o.Sample = func(_ context.Context, p json.RawMessage) (any, error) {
 			r := a.take("sampling/createMessage", p)
 			switch {
@@ -170,7 +180,7 @@ func (a *recordedAnswers) options() protocol.Options {
 			return r.result, nil
 		}
 	}
-	if a.roots || len(a.byMethod["roots/list"]) > 0 {
+	if a.declares("roots/list", a.roots) {
 		o.Roots = func(context.Context) ([]protocol.Root, error) {
 			r := a.take("roots/list", nil)
 			switch {

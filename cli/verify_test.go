@@ -177,12 +177,19 @@ func TestVerifyAnswersAsRecorded(t *testing.T) {
 		"ask":    {"--elicit", "answer.json", "ask"},
 		"sample": {"--sample", "sample.json", "sample"},
 		"roots":  {"--root", root, "roots"},
+		// Declared nothing: verify declares nothing either, and the
+		// demo answers "did not declare" as it did.
+		"none": {"--elicit", "none", "ask"},
 	}
 	for _, pin := range []string{"2026-07-28", "2025-11-25"} {
 		for tool, args := range calls {
 			rec := pin + "-" + tool + ".jsonl"
-			res := r.run(t, append([]string{"call", "--demo", "--protocol", pin, "--record", rec}, args...)...).want(t, 0)
-			if want := map[string]string{"ask": "Grace", "sample": "a recorded sample", "roots": "a-root"}[tool]; !strings.Contains(res.stdout, want) {
+			code := 0
+			if tool == "none" {
+				code = 5 // the tool answers isError
+			}
+			res := r.run(t, append([]string{"call", "--demo", "--protocol", pin, "--record", rec}, args...)...).want(t, code)
+			if want := map[string]string{"ask": "Grace", "sample": "a recorded sample", "roots": "a-root", "none": "did not declare"}[tool]; !strings.Contains(res.stdout+res.stderr, want) {
 				t.Fatalf("%s %s: the live call did not use the answer:\n%s", pin, tool, res)
 			}
 			d := readVerifyDoc(t, r.run(t, "verify", rec, "--demo", "--json"))
