@@ -63,7 +63,29 @@ const (
 	legacyDone = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
 	legacyEcho = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
 	modernEcho = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"echo","arguments":{"text":"hi"}}}`
+	legacyRead = `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"demo://readme"}}`
+	modernRead = `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"uri":"demo://readme"}}`
 )
+
+// checkRead checks the answer line of a resources/read passed on raw:
+// the contents, and the head of the host's era only (a modern host's
+// one resultType, ttlMs and cacheScope, the proxy's).
+func checkRead(t *testing.T, how, line string, modern bool) {
+	t.Helper()
+	var m struct {
+		Result struct {
+			Contents []struct{ URI, Text string }
+		}
+	}
+	if err := json.Unmarshal([]byte(line), &m); err != nil || len(m.Result.Contents) != 1 || m.Result.Contents[0].URI != "demo://readme" || m.Result.Contents[0].Text == "" {
+		t.Errorf("%s: the contents did not pass (%v): %s", how, err, line)
+	}
+	for _, k := range []string{`"resultType"`, `"ttlMs"`, `"cacheScope"`} {
+		if n := strings.Count(line, k); modern != (n == 1) || n > 1 {
+			t.Errorf("%s: %d %s (modern host: %v): %s", how, n, k, modern, line)
+		}
+	}
+}
 
 // checkPassed checks the answer line of a tools/call that the proxy
 // passed on as raw bytes: the tool's text, and the head of the host's
@@ -93,8 +115,8 @@ func checkPassed(t *testing.T, how, line string, modern bool) {
 	}
 }
 
-// TestProxyRawResults: a tools/call result crosses the proxy as the
-// target's bytes, translated only where the eras differ: each era of host
+// TestProxyRawResults: a tools/call result and a resources/read result
+// cross the proxy as the target's bytes, translated only where the eras differ: each era of host
 // in front of each era of target.
 func TestProxyRawResults(t *testing.T) {
 	r := newRunner(t)
@@ -104,6 +126,10 @@ func TestProxyRawResults(t *testing.T) {
 		checkPassed(t, "legacy host, "+target, line, false)
 		line = proxyAnswer(t, r, []string{modernEcho}, args...)
 		checkPassed(t, "modern host, "+target, line, true)
+		line = proxyAnswer(t, r, []string{legacyInit, legacyDone, legacyRead}, args...)
+		checkRead(t, "legacy host, read, "+target, line, false)
+		line = proxyAnswer(t, r, []string{modernRead}, args...)
+		checkRead(t, "modern host, read, "+target, line, true)
 	}
 }
 

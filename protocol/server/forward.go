@@ -325,7 +325,11 @@ func forward(ctx context.Context, t *protocol.Session, p Peer, req *jsonrpc.Requ
 		rs, err := t.ListResourceTemplates(ctx)
 		return map[string]any{"resourceTemplates": nonNil(rs)}, err
 	case "resources/read":
-		return t.ReadResource(ctx, in.URI)
+		raw, err := t.ReadResourceRaw(ctx, in.URI)
+		if err != nil {
+			return nil, err
+		}
+		return passOn(ctx, raw), nil
 	case "resources/subscribe":
 		return struct{}{}, t.Subscribe(ctx, in.URI)
 	case "resources/unsubscribe":

@@ -234,28 +234,42 @@ func (s *Server) decorate(req *jsonrpc.Request, res any) (any, error) {
 	return out, nil
 }
 
+// headKey is the index of a member of a result's head that appendHead
+// replaces (resultType, ttlMs, cacheScope), or -1.
+func headKey(key []byte) int {
+	switch string(key) {
+	case "resultType":
+		return 0
+	case "ttlMs":
+		return 1
+	case "cacheScope":
+		return 2
+	}
+	return -1
+}
+
 // appendHead is decorate for a result (raw, an object) that has none of
 // the members it adds but perhaps _meta (an object, whose serverInfo is
-// then replaced) and resultType "complete" (a modern server's result
-// passed on, whose own is dropped): its members are copied as they stand,
-// not decoded and encoded again (a big tool result costs one more copy,
-// not four). It reports false for any other result.
+// then replaced), resultType "complete", and the ttlMs and cacheScope of
+// a result that gets its own (a modern server's result passed on, whose
+// members are dropped for the ones added): its members are copied as
+// they stand, not decoded and encoded again (a big tool result costs one
+// more copy, not four). It reports false for any other result.
 func (s *Server) appendHead(req *jsonrpc.Request, raw []byte) (json.RawMessage, bool) {
 	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' {
 		return nil, false
 	}
+	hint, hinted := s.cacheHint(req)
 	var meta []byte
-	clash, complete := false, false
+	clash, dropped := false, false
+	var seen [3]bool // by headKey
 	jsonscan.Members(raw, func(key, val []byte) bool {
-		switch string(key) {
-		case "_meta":
+		if string(key) == "_meta" {
 			clash = meta != nil || val[0] != '{'
 			meta = val
-		case "resultType":
-			clash = complete || string(val) != `"complete"`
-			complete = true
-		case "ttlMs", "cacheScope":
-			clash = true
+		} else if i := headKey(key); i >= 0 {
+			clash = seen[i] || (i == 0 && string(val) != `"complete"`) || (i > 0 && !hinted)
+			seen[i], dropped = true, true
 		}
 		return !clash
 	})
@@ -274,16 +288,16 @@ func (s *Server) appendHead(req *jsonrpc.Request, raw []byte) (json.RawMessage, 
 		return nil, false
 	}
 	head = append(head, `},"resultType":"complete"`...)
-	if hint, ok := s.cacheHint(req); ok {
+	if hinted {
 		head = append(append(head, ','), hint...)
 	}
 	out := make([]byte, 0, len(raw)+len(head)+1)
-	if meta == nil && !complete {
+	if meta == nil && !dropped {
 		out = append(out, bytes.TrimRight(raw[:len(raw)-1], " \t\r\n")...) // "{ }" is "{"
 	} else {
 		out = append(out, '{')
 		jsonscan.Members(raw, func(key, val []byte) bool {
-			if string(key) != "_meta" && string(key) != "resultType" {
+			if i := headKey(key); string(key) != "_meta" && (i < 0 || !seen[i]) {
 				out = append(append(append(append(out, '"'), key...), `":`...), val...)
 				out = append(out, ',')
 			}

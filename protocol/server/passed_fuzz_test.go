@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 )
 
 // FuzzPassedResult: a target's result passed on (a JSON object) stays
@@ -24,7 +25,7 @@ func FuzzPassedResult(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	srv := New(Options{ServerInfo: func() any { return map[string]string{"name": "proxy", "version": "1"} }})
-	req := &jsonrpc.Request{Method: "tools/call"}
+	call, read := &jsonrpc.Request{Method: "tools/call"}, &jsonrpc.Request{Method: "resources/read"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var in map[string]json.RawMessage
 		if json.Unmarshal(data, &in) != nil || in == nil {
@@ -41,18 +42,28 @@ func FuzzPassedResult(f *testing.F) {
 		if !sameMembers(in, legacy) {
 			t.Fatalf("withoutHead(%s) = %s", data, withoutHead(data))
 		}
-		out, err := srv.decorate(req, passOn(context.Background(), data))
-		if err != nil {
-			return
-		}
-		var modern map[string]json.RawMessage
-		if err := json.Unmarshal(out.(json.RawMessage), &modern); err != nil {
-			t.Fatalf("decorate(%s): %v", data, err)
-		}
-		var meta map[string]json.RawMessage
-		_ = json.Unmarshal(modern["_meta"], &meta)
-		if meta[MetaServerInfo] == nil {
-			t.Fatalf("decorate(%s) = %s: no serverInfo", data, out)
+		for _, req := range []*jsonrpc.Request{call, read} {
+			out, err := srv.decorate(req, passOn(context.Background(), data))
+			if err != nil {
+				continue
+			}
+			var modern map[string]json.RawMessage
+			if err := json.Unmarshal(out.(json.RawMessage), &modern); err != nil {
+				t.Fatalf("decorate(%s): %v", data, err)
+			}
+			var meta map[string]json.RawMessage
+			_ = json.Unmarshal(modern["_meta"], &meta)
+			if meta[MetaServerInfo] == nil {
+				t.Fatalf("decorate(%s) = %s: no serverInfo", data, out)
+			}
+			seen := map[string]bool{}
+			jsonscan.Members(out.(json.RawMessage), func(key, _ []byte) bool {
+				if headKey(key) >= 0 && seen[string(key)] {
+					t.Fatalf("%s: decorate(%s) = %s: %s twice", req.Method, data, out, key)
+				}
+				seen[string(key)] = true
+				return true
+			})
 		}
 	})
 }

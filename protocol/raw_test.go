@@ -68,10 +68,10 @@ func TestCallToolRawLegacyNull(t *testing.T) {
 	}
 }
 
-// FuzzRawCallHead: the head of a result passed on raw is read without a
+// FuzzRawHead: the head of a result passed on raw is read without a
 // panic, and a content list it finds is one that CallTool's decoder,
 // when it takes the result, finds too.
-func FuzzRawCallHead(f *testing.F) {
+func FuzzRawHead(f *testing.F) {
 	for _, seed := range []string{
 		`{"content":[{"type":"text","text":"hi"}],"resultType":"complete"}`,
 		`{"content":null}`, `{"content":"x"}`, `null`, `[]`, `{}`,
@@ -84,7 +84,7 @@ func FuzzRawCallHead(f *testing.F) {
 		if !json.Valid(data) {
 			return
 		}
-		_, content, err := rawCallHead(jsonscan.NewCursor(data))
+		_, content, err := rawHead(jsonscan.NewCursor(data), "content")
 		if err != nil || !content {
 			return
 		}
@@ -92,4 +92,34 @@ func FuzzRawCallHead(f *testing.F) {
 			t.Fatalf("%s: a content list the decoder does not see", data)
 		}
 	})
+}
+
+// ReadResourceRaw returns a read's result as the server sent it; one
+// without a contents list is decoded and encoded as ReadResource gives
+// it; contents that are not a list are refused.
+func TestReadResourceRaw(t *testing.T) {
+	s, _ := startModern(t, allCaps, func(f *fakeServer, m *wire) (any, error) {
+		var p struct{ URI string }
+		json.Unmarshal(m.Params, &p)
+		switch p.URI {
+		case "r://list":
+			return json.RawMessage(`{"contents":[{"uri":"r://list","text":"x"}],"resultType":"complete","ttlMs":5,"cacheScope":"private","future":true}`), nil
+		case "r://none":
+			return json.RawMessage(`{"resultType":"complete"}`), nil
+		}
+		return json.RawMessage(`{"contents":{}}`), nil
+	}, nil)
+	ctx := context.Background()
+	for uri, want := range map[string]string{
+		"r://list": `{"contents":[{"uri":"r://list","text":"x"}],"resultType":"complete","ttlMs":5,"cacheScope":"private","future":true}`,
+		"r://none": `{"contents":null}`,
+	} {
+		if got, err := s.ReadResourceRaw(ctx, uri); err != nil || string(got) != want {
+			t.Errorf("%s: %s, %v; want %s", uri, got, err, want)
+		}
+	}
+	var re *ResultError
+	if _, err := s.ReadResourceRaw(ctx, "r://bad"); !errors.As(err, &re) {
+		t.Errorf("contents not a list: %v, want a *ResultError", err)
+	}
 }

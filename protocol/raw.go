@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
@@ -32,7 +33,7 @@ func (s *Session) CallToolRaw(ctx context.Context, name string, args json.RawMes
 	decoded := false
 	err := s.sendToolCall(ctx, name, args, opts, false, func(rq *request) error {
 		return s.rounds(ctx, rq, func(resp *jsonrpc.Response) (*resultHead, error) {
-			h, content, err := rawCallHead(resp.Cursor())
+			h, content, err := rawHead(resp.Cursor(), "content")
 			if err != nil {
 				return nil, &ResultError{Method: "tools/call", Err: err}
 			}
@@ -66,10 +67,11 @@ func (s *Session) CallToolRaw(ctx context.Context, name string, args json.RawMes
 	return out, nil
 }
 
-// rawCallHead reads the head of a tools/call result and whether it has a
-// content list; the other members are only checked to be JSON (they are,
-// in a decoded answer).
-func rawCallHead(c *jsonscan.Cursor) (h *resultHead, content bool, err error) {
+// rawHead reads the head of a result and whether its member list (the
+// content of a tools/call result, the contents of a read) is a list; the
+// other members are only checked to be JSON (they are, in a decoded
+// answer).
+func rawHead(c *jsonscan.Cursor, list string) (h *resultHead, isList bool, err error) {
 	h = &resultHead{}
 	if c.Null() {
 		return h, false, nil
@@ -78,17 +80,17 @@ func rawCallHead(c *jsonscan.Cursor) (h *resultHead, content bool, err error) {
 		return nil, false, errors.New("the result is not an object")
 	}
 	err = c.Object(func(key []byte) error {
-		if string(key) == "content" {
-			content = c.Kind() == '['
-			if !content && !c.Null() {
-				return errors.New("content: not a list")
+		if string(key) == list {
+			isList = c.Kind() == '['
+			if !isList && !c.Null() {
+				return fmt.Errorf("%s: not a list", list)
 			}
 			return nil
 		}
 		_, err := h.take(c, key)
 		return err
 	})
-	return h, content, err
+	return h, isList, err
 }
 
 // encodedResult is res as JSON text.
@@ -97,4 +99,33 @@ func encodedResult(res *CallToolResult, err error) (json.RawMessage, error) {
 		return nil, err
 	}
 	return jsonrpc.MarshalParams(res)
+}
+
+// ReadResourceRaw is ReadResource for a caller that passes the result on
+// (a proxy): the result is returned as the server sent it, once its head
+// is checked and its contents found to be a list; the contents are not
+// decoded. A result without a contents list is decoded and encoded
+// again, as ReadResource returns it.
+func (s *Session) ReadResourceRaw(ctx context.Context, uri string) (json.RawMessage, error) {
+	if err := s.require("resources/read", "resources"); err != nil {
+		return nil, err
+	}
+	var out json.RawMessage
+	list := false
+	err := s.rounds(ctx, &request{method: "resources/read", params: uriParams{uri}, name: uri}, func(resp *jsonrpc.Response) (*resultHead, error) {
+		h, l, err := rawHead(resp.Cursor(), "contents")
+		if err != nil {
+			return nil, &ResultError{Method: "resources/read", Err: err}
+		}
+		out, list = resp.Result, l
+		return h, nil
+	})
+	if err != nil || list {
+		return out, err
+	}
+	var res ReadResourceResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, &ResultError{Method: "resources/read", Err: err}
+	}
+	return jsonrpc.MarshalParams(&res)
 }
