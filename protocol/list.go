@@ -20,11 +20,8 @@ const maxPages = 10000
 // takes one page's result apart into its items.
 //
 // The next page is asked for as soon as a page is in, before the page is
-// taken apart, so that the server works on it meanwhile. Over streamable
-// HTTP sending a request is its whole round trip: there it is sent from a
-// goroutine of its own, which so runs while the page is decoded. A
-// listing given up early gives that request up, sent or being sent (the
-// server is told).
+// taken apart, so that the server works on it meanwhile; a listing given
+// up early gives that request up too (the server is told).
 //
 // In the modern era each page's resultType is checked and its caching
 // hint (ttlMs, cacheScope) kept: once the listing is complete, the hint of
@@ -41,13 +38,7 @@ func paginate[T any](ctx context.Context, s *Session, method string, decode func
 			yield(zero, err)
 			return
 		}
-		var sent chan startedCall // the next page's request, being sent
-		lctx, lcancel := context.WithCancel(ctx)
 		defer func() {
-			lcancel() // a request still being sent is given up
-			if sent != nil {
-				sc = (<-sent).sc
-			}
 			if sc != nil {
 				sc.abandon()
 			}
@@ -75,11 +66,7 @@ func paginate[T any](ctx context.Context, s *Session, method string, decode func
 				stop = fmt.Errorf("%s: more than %d pages", method, maxPages)
 			default:
 				seen[*next] = true
-				if s.headers { // HTTP: sending is the round trip
-					sent = startInBackground(lctx, s, pageRequest(method, next))
-				} else {
-					sc, stop = s.startCall(ctx, pageRequest(method, next))
-				}
+				sc, stop = s.startCall(ctx, pageRequest(method, next))
 			}
 			items, err := decode(resp)
 			if err != nil {
@@ -92,10 +79,6 @@ func paginate[T any](ctx context.Context, s *Session, method string, decode func
 					return
 				}
 			}
-			if sent != nil {
-				st := <-sent
-				sent, sc, stop = nil, st.sc, st.err
-			}
 			if stop != nil {
 				yield(zero, stop)
 				return
@@ -106,23 +89,6 @@ func paginate[T any](ctx context.Context, s *Session, method string, decode func
 			}
 		}
 	}
-}
-
-// startedCall is what startCall returned.
-type startedCall struct {
-	sc  *sessionCall
-	err error
-}
-
-// startInBackground starts the call rq from a goroutine; its outcome comes
-// on the channel, which the caller must receive.
-func startInBackground(ctx context.Context, s *Session, rq *request) chan startedCall {
-	ch := make(chan startedCall, 1)
-	go func() {
-		sc, err := s.startCall(ctx, rq)
-		ch <- startedCall{sc, err}
-	}()
-	return ch
 }
 
 // pageRequest is the request of method's page at cursor (nil: the first
