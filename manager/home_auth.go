@@ -198,6 +198,7 @@ func (h *Home) HTTPClientTLS(name, serverURL string, tc *tls.Config) *http.Clien
 	plain := &http.Client{Transport: base, Timeout: 30 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	src := oauth.NewStoreSource(plain, h.tokens, name, rec)
+	src.ServerURL = serverURL
 	su, _ := h.StepUp(name)
 	rt := &stepUpTransport{home: h, name: name, pending: su,
 		next: &oauth.Transport{Base: base, Source: src, Resource: resource}}

@@ -68,11 +68,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// Without a token the request goes out bare: a server may allow it,
 	// and its 401 tells how to log in.
 	resp, err := t.send(req, tok)
-	if err != nil || resp.StatusCode != http.StatusUnauthorized || tok == nil || (req.Body != nil && req.GetBody == nil) {
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || (req.Body != nil && req.GetBody == nil) {
 		return resp, err
 	}
-	// A 401 to a token: refresh once and send again. When no fresh token
-	// can be had without the person, the 401 is the answer.
+	// A 401: refresh once (a source backed by a store reads it again
+	// first, for a token another process saved) and send again. When no
+	// fresh token can be had without the person, the 401 is the answer.
 	fresh, rerr := t.Source.Refresh(ctx, tok)
 	if errors.Is(rerr, ErrLoginRequired) {
 		return resp, nil
@@ -205,12 +206,21 @@ func rewind(req *http.Request) (*http.Request, error) {
 // A StoreSource is a TokenSource backed by a token file: it hands out the
 // stored token, refreshes it with the refresh token (keeping a rotated one)
 // and saves the result.
+//
+// Before it refreshes (and after a 401) it reads the store again: a
+// token another process saved since (a separate `mcpwire login`, or
+// another mcpwire's refresh, which may have rotated the refresh token)
+// is used instead, when it is for a resource that covers ServerURL.
 type StoreSource struct {
 	Client     *http.Client // nil = a default client
 	Store      *Store       // nil = keep in memory only
 	ServerName string
-	Now        func() time.Time // nil = time.Now
-	Skew       time.Duration    // 0 = DefaultExpirySkew
+	// ServerURL is the server's address; a record read again is used
+	// only when its resource covers it ("" = only when it is the
+	// resource of the record held).
+	ServerURL string
+	Now       func() time.Time // nil = time.Now
+	Skew      time.Duration    // 0 = DefaultExpirySkew
 
 	mu  sync.Mutex
 	rec *Record
@@ -263,6 +273,9 @@ func (s *StoreSource) Token(ctx context.Context) (*Token, error) {
 		t := *s.rec.Token
 		return &t, nil
 	}
+	if t := s.reloadLocked(nil, s.skew()); t != nil {
+		return t, nil
+	}
 	return s.refreshLocked(ctx)
 }
 
@@ -270,6 +283,9 @@ func (s *StoreSource) Token(ctx context.Context) (*Token, error) {
 func (s *StoreSource) Refresh(ctx context.Context, stale *Token) (*Token, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if t := s.reloadLocked(stale, 0); t != nil {
+		return t, nil
+	}
 	if s.rec == nil || s.rec.Token == nil {
 		return nil, &LoginRequiredError{Reason: "no token"}
 	}
@@ -278,6 +294,43 @@ func (s *StoreSource) Refresh(ctx context.Context, stale *Token) (*Token, error)
 		return &t, nil // refreshed meanwhile
 	}
 	return s.refreshLocked(ctx)
+}
+
+// reloadLocked reads the store again and keeps what it holds when that
+// is another token than stale (and than the one held) for this server:
+// it returns that token when it is valid for skew, else nil (the record
+// read is kept all the same, so that a refresh uses its refresh token).
+func (s *StoreSource) reloadLocked(stale *Token, skew time.Duration) *Token {
+	if s.Store == nil {
+		return nil
+	}
+	rec, _, err := s.Store.Load(s.ServerName)
+	if err != nil || rec == nil || rec.Token == nil || rec.Token.AccessToken == "" {
+		return nil
+	}
+	if s.rec != nil && s.rec.Token != nil && s.rec.Token.AccessToken == rec.Token.AccessToken {
+		return nil
+	}
+	if !s.covers(rec) {
+		return nil
+	}
+	s.rec = rec
+	if (stale == nil || rec.Token.AccessToken != stale.AccessToken) && rec.Token.Valid(s.now(), skew) {
+		t := *rec.Token
+		return &t
+	}
+	return nil
+}
+
+// covers says whether rec, read again, is for this source's server.
+func (s *StoreSource) covers(rec *Record) bool {
+	if rec.Resource == "" {
+		return false
+	}
+	if s.ServerURL != "" {
+		return ResourceCovers(rec.Resource, s.ServerURL)
+	}
+	return s.rec != nil && s.rec.Resource == rec.Resource
 }
 
 func (s *StoreSource) refreshLocked(ctx context.Context) (*Token, error) {
