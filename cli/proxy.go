@@ -118,7 +118,9 @@ func (inv *invocation) listenPolicy(pf *proxyFlags, sopts *mcpserver.Options, wh
 		}
 		sopts.BearerToken = tok
 	}
-	if !loopback {
+	if loopback {
+		sopts.AllowHost = mcpserver.LoopbackHost // against DNS rebinding
+	} else {
 		if !pf.public {
 			return usageErr("--listen %s is not a loopback address: add --listen-public (and --bearer-token-env-var NAME or --no-auth)", pf.listen)
 		}

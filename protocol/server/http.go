@@ -371,6 +371,10 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if o.Verbose {
 		h.srv.Logf("%s %s", r.Method, r.URL.Path)
 	}
+	if o.AllowHost != nil && !o.AllowHost(r.Host) {
+		httpError(w, http.StatusForbidden, "host not allowed (against DNS rebinding): reach this server by the loopback address it listens on")
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource") && o.BearerToken != "" {
 		h.resourceMetadata(w, r)
 		return
@@ -413,6 +417,21 @@ func (h *HTTPHandler) originOK(origin string) bool {
 		return h.srv.opts.AllowOrigin(origin)
 	}
 	return LoopbackOrigin(origin)
+}
+
+// LoopbackHost reports whether a Host header (host, or host:port) names
+// a loopback host.
+func LoopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // LoopbackOrigin reports whether an Origin header names a loopback host.

@@ -200,6 +200,11 @@ type Options struct {
 	// allows loopback origins only, as the spec asks against DNS
 	// rebinding.
 	AllowOrigin func(origin string) bool
+	// AllowHost decides a request's Host header; nil allows any. A server
+	// on a loopback address sets LoopbackHost: a page that rebinds its own
+	// name to 127.0.0.1 (DNS rebinding) sends that name, even where a
+	// browser sends no Origin (a same-origin GET).
+	AllowHost func(host string) bool
 }
 
 // A Server serves MCP with a Handler per session.
