@@ -59,12 +59,14 @@ func proxyAnswer(t *testing.T, r *runner, lines []string, args ...string) string
 }
 
 const (
-	legacyInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
-	legacyDone = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
-	legacyEcho = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
-	modernEcho = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"echo","arguments":{"text":"hi"}}}`
-	legacyRead = `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"demo://readme"}}`
-	modernRead = `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"uri":"demo://readme"}}`
+	legacyInit   = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+	legacyDone   = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	legacyEcho   = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
+	modernEcho   = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"echo","arguments":{"text":"hi"}}}`
+	legacyRead   = `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"demo://readme"}}`
+	legacyPrompt = `{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"greet","arguments":{"name":"Ada"}}}`
+	modernPrompt = `{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"greet","arguments":{"name":"Ada"}}}`
+	modernRead   = `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"uri":"demo://readme"}}`
 )
 
 // checkRead checks the answer line of a resources/read passed on raw:
@@ -115,8 +117,8 @@ func checkPassed(t *testing.T, how, line string, modern bool) {
 	}
 }
 
-// TestProxyRawResults: a tools/call result and a resources/read result
-// cross the proxy as the target's bytes, translated only where the eras differ: each era of host
+// TestProxyRawResults: a tools/call, a resources/read and a prompts/get
+// result cross the proxy as the target's bytes, translated only where the eras differ: each era of host
 // in front of each era of target.
 func TestProxyRawResults(t *testing.T) {
 	r := newRunner(t)
@@ -130,6 +132,15 @@ func TestProxyRawResults(t *testing.T) {
 		checkRead(t, "legacy host, read, "+target, line, false)
 		line = proxyAnswer(t, r, []string{modernRead}, args...)
 		checkRead(t, "modern host, read, "+target, line, true)
+		for _, c := range []struct {
+			lines  []string
+			modern bool
+		}{{[]string{legacyInit, legacyDone, legacyPrompt}, false}, {[]string{modernPrompt}, true}} {
+			line = proxyAnswer(t, r, c.lines, args...)
+			if n := strings.Count(line, `"resultType"`); !strings.Contains(line, `"messages":[`) || !strings.Contains(line, "Ada") || c.modern != (n == 1) || n > 1 {
+				t.Errorf("prompt, modern host %v, %s: %s", c.modern, target, line)
+			}
+		}
 	}
 }
 

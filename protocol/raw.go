@@ -110,22 +110,43 @@ func (s *Session) ReadResourceRaw(ctx context.Context, uri string) (json.RawMess
 	if err := s.require("resources/read", "resources"); err != nil {
 		return nil, err
 	}
+	rq := &request{method: "resources/read", params: uriParams{uri}, name: uri}
+	return s.rawRounds(ctx, rq, "contents", &ReadResourceResult{})
+}
+
+// GetPromptRaw is GetPrompt for a caller that passes the result on, as
+// ReadResourceRaw is ReadResource: its messages are not decoded.
+func (s *Session) GetPromptRaw(ctx context.Context, name string, args map[string]string) (json.RawMessage, error) {
+	if err := s.require("prompts/get", "prompts"); err != nil {
+		return nil, err
+	}
+	params := struct {
+		Name      string            `json:"name"`
+		Arguments map[string]string `json:"arguments,omitempty"`
+	}{name, args}
+	rq := &request{method: "prompts/get", params: params, name: name}
+	return s.rawRounds(ctx, rq, "messages", &GetPromptResult{})
+}
+
+// rawRounds sends rq until its result is complete and returns the
+// result's JSON text when its member list is a list; else the result
+// decoded into typed and encoded again.
+func (s *Session) rawRounds(ctx context.Context, rq *request, list string, typed any) (json.RawMessage, error) {
 	var out json.RawMessage
-	list := false
-	err := s.rounds(ctx, &request{method: "resources/read", params: uriParams{uri}, name: uri}, func(resp *jsonrpc.Response) (*resultHead, error) {
-		h, l, err := rawHead(resp.Cursor(), "contents")
+	isList := false
+	err := s.rounds(ctx, rq, func(resp *jsonrpc.Response) (*resultHead, error) {
+		h, l, err := rawHead(resp.Cursor(), list)
 		if err != nil {
-			return nil, &ResultError{Method: "resources/read", Err: err}
+			return nil, &ResultError{Method: rq.method, Err: err}
 		}
-		out, list = resp.Result, l
+		out, isList = resp.Result, l
 		return h, nil
 	})
-	if err != nil || list {
+	if err != nil || isList {
 		return out, err
 	}
-	var res ReadResourceResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		return nil, &ResultError{Method: "resources/read", Err: err}
+	if err := json.Unmarshal(out, typed); err != nil {
+		return nil, &ResultError{Method: rq.method, Err: err}
 	}
-	return jsonrpc.MarshalParams(&res)
+	return jsonrpc.MarshalParams(typed)
 }

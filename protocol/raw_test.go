@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
@@ -121,5 +122,30 @@ func TestReadResourceRaw(t *testing.T) {
 	var re *ResultError
 	if _, err := s.ReadResourceRaw(ctx, "r://bad"); !errors.As(err, &re) {
 		t.Errorf("contents not a list: %v, want a *ResultError", err)
+	}
+}
+
+// GetPromptRaw returns a prompt's result as the server sent it; one
+// without a messages list is decoded and encoded as GetPrompt gives it.
+func TestGetPromptRaw(t *testing.T) {
+	s, _ := startModern(t, allCaps, func(f *fakeServer, m *wire) (any, error) {
+		var p struct {
+			Name      string
+			Arguments map[string]string
+		}
+		json.Unmarshal(m.Params, &p)
+		if p.Name == "none" {
+			return json.RawMessage(`{"resultType":"complete","description":"d"}`), nil
+		}
+		return json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"hi ` + p.Arguments["who"] + `"}}],"resultType":"complete"}`), nil
+	}, nil)
+	ctx := context.Background()
+	got, err := s.GetPromptRaw(ctx, "p", map[string]string{"who": "Ada"})
+	if want := `{"messages":[{"role":"user","content":{"type":"text","text":"hi Ada"}}],"resultType":"complete"}`; err != nil || string(got) != want {
+		t.Errorf("prompt: %s, %v; want %s", got, err, want)
+	}
+	got, err = s.GetPromptRaw(ctx, "none", nil)
+	if err != nil || !strings.Contains(string(got), `"description":"d"`) || strings.Contains(string(got), "resultType") {
+		t.Errorf("prompt without messages: %s, %v", got, err)
 	}
 }

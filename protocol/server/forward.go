@@ -325,11 +325,7 @@ func forward(ctx context.Context, t *protocol.Session, p Peer, req *jsonrpc.Requ
 		rs, err := t.ListResourceTemplates(ctx)
 		return map[string]any{"resourceTemplates": nonNil(rs)}, err
 	case "resources/read":
-		raw, err := t.ReadResourceRaw(ctx, in.URI)
-		if err != nil {
-			return nil, err
-		}
-		return passOn(ctx, raw), nil
+		return passTo(ctx).pass(t.ReadResourceRaw(ctx, in.URI))
 	case "resources/subscribe":
 		return struct{}{}, t.Subscribe(ctx, in.URI)
 	case "resources/unsubscribe":
@@ -342,7 +338,7 @@ func forward(ctx context.Context, t *protocol.Session, p Peer, req *jsonrpc.Requ
 			Arguments map[string]string `json:"arguments"`
 		}
 		_ = json.Unmarshal(req.Params, &a)
-		return t.GetPrompt(ctx, in.Name, a.Arguments)
+		return passTo(ctx).pass(t.GetPromptRaw(ctx, in.Name, a.Arguments))
 	case "completion/complete":
 		return t.Complete(ctx, in.Ref, in.Argument.Name, in.Argument.Value, in.Context.Arguments)
 	}
@@ -359,11 +355,7 @@ func forwardCall(ctx context.Context, t *protocol.Session, p Peer, name string, 
 			_ = p.Notify(ctx, "notifications/progress", pp)
 		}
 	}
-	raw, err := t.CallToolRaw(ctx, name, args, opts)
-	if err != nil {
-		return nil, err
-	}
-	return passOn(ctx, raw), nil
+	return passTo(ctx).pass(t.CallToolRaw(ctx, name, args, opts))
 }
 
 // A passed result is a target's result passed on as it came: JSON text
@@ -372,14 +364,23 @@ func forwardCall(ctx context.Context, t *protocol.Session, p Peer, name string, 
 // modern head replaced to a modern one (decorate).
 type passed json.RawMessage
 
-// passOn is the target's result raw as the host's era has it: without
-// the modern head members for a legacy host. (A result that spans lines
-// is put on one when its answer is encoded.)
-func passOn(ctx context.Context, raw json.RawMessage) passed {
-	if Modern(ctx) == nil {
+// A host is the era of the host a target's result is passed to.
+type host struct{ legacy bool }
+
+// passTo is the host of the request ctx serves.
+func passTo(ctx context.Context) host { return host{legacy: Modern(ctx) == nil} }
+
+// pass is the target's result raw (or its error) as the host's era has
+// it: without the modern head members for a legacy host. (A result that
+// spans lines is put on one when its answer is encoded.)
+func (h host) pass(raw json.RawMessage, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	if h.legacy {
 		raw = withoutHead(raw)
 	}
-	return passed(raw)
+	return passed(raw), nil
 }
 
 // withoutHead is the result raw without the members the modern era puts

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -43,7 +42,8 @@ func FuzzPassedResult(f *testing.F) {
 			t.Fatalf("withoutHead(%s) = %s", data, withoutHead(data))
 		}
 		for _, req := range []*jsonrpc.Request{call, read} {
-			out, err := srv.decorate(req, passOn(context.Background(), data))
+			res, _ := host{}.pass(data, nil) // a modern host
+			out, err := srv.decorate(req, res)
 			if err != nil {
 				continue
 			}
