@@ -63,6 +63,16 @@ type recordedRequest struct {
 	inputs map[string]inputRequest
 	next   *recordedRequest
 	retry  bool
+	// taskID is the task a CreateTaskResult answered the request with;
+	// taskDone says the recording holds the task's end, whose result or
+	// error (none: cancelled) stands for the request's answer. ofTask
+	// marks the session's own requests about a task (tasks/get, update,
+	// cancel), which verify does not send: the session follows the task.
+	taskID     string
+	taskDone   bool
+	taskResult json.RawMessage
+	taskErr    *protocol.Error
+	ofTask     bool
 }
 
 // An inputRequest is a server's request inside a modern input_required
@@ -93,6 +103,11 @@ type verifyRecording struct {
 	answers recordedAnswers
 	// asked are the legacy server requests not answered yet, by id.
 	asked map[string]inputRequest
+	// tasks are the requests answered with a task, by task id;
+	// taskInputs the input requests of their input_required states, by
+	// key, until a tasks/update answers them.
+	tasks      map[string]*recordedRequest
+	taskInputs map[string]inputRequest
 }
 
 // readVerifyRecording reads the requests mcpwire sent to server (any
@@ -130,7 +145,7 @@ func readVerifyRecording(name string, data []byte, server string) (*verifyRecord
 	case !slices.Contains(servers, server):
 		return nil, fmt.Errorf("%s holds no session of %s; it holds %s", name, server, strings.Join(servers, ", "))
 	}
-	rec := &verifyRecording{server: server, asked: map[string]inputRequest{}}
+	rec := &verifyRecording{server: server, asked: map[string]inputRequest{}, tasks: map[string]*recordedRequest{}, taskInputs: map[string]inputRequest{}}
 	pending := map[string]*recordedRequest{}
 	for _, nl := range lines {
 		if nl.l.Server != server {
@@ -164,12 +179,22 @@ func (rec *verifyRecording) message(line int, dir string, raw json.RawMessage, p
 		Result json.RawMessage `json:"result"`
 		Error  *protocol.Error `json:"error"`
 	}
-	if json.Unmarshal(raw, &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" {
-		return // a notification, or not a message
+	if json.Unmarshal(raw, &m) != nil {
+		return // not a message
+	}
+	if len(m.ID) == 0 || string(m.ID) == "null" {
+		if dir == "recv" && m.Method == "notifications/tasks" {
+			rec.taskState(m.Params)
+		}
+		return // a notification
 	}
 	switch {
 	case dir == "send" && m.Method != "":
 		r := &recordedRequest{line: line, method: m.Method, params: m.Params}
+		r.ofTask = m.Method == "tasks/get" || m.Method == "tasks/update" || m.Method == "tasks/cancel"
+		if m.Method == "tasks/update" {
+			rec.taskAnswers(m.Params)
+		}
 		pending[string(m.ID)] = r
 		rec.answers.declare(m.Method, m.Params)
 		rec.continues(r)
@@ -190,12 +215,76 @@ func (rec *verifyRecording) message(line int, dir string, raw json.RawMessage, p
 		if json.Unmarshal(r.result, &ir) == nil && len(ir.InputRequests) > 0 {
 			r.inputs = ir.InputRequests
 		}
+		var task struct {
+			ResultType string `json:"resultType"`
+			TaskID     string `json:"taskId"`
+		}
+		switch {
+		case r.method == "tasks/get":
+			rec.taskState(r.result)
+		case json.Unmarshal(r.result, &task) == nil && task.ResultType == "task" && task.TaskID != "" && len(rec.tasks) < maxAsked:
+			r.taskID = task.TaskID
+			rec.tasks[task.TaskID] = r
+		}
 	case dir == "recv" && len(rec.asked) < maxAsked:
 		rec.asked[string(m.ID)] = inputRequest{Method: m.Method, Params: m.Params}
 	case dir == "send" && m.Method == "":
 		if q, ok := rec.asked[string(m.ID)]; ok {
 			delete(rec.asked, string(m.ID))
 			rec.answers.add(q.Method, q.Params, m.Result, m.Error)
+		}
+	}
+}
+
+// taskState takes a task's state (a tasks/get answer, a notifications/tasks):
+// a terminal one is the end of the request that made the task.
+func (rec *verifyRecording) taskState(raw json.RawMessage) {
+	var t struct {
+		TaskID        string                  `json:"taskId"`
+		Status        string                  `json:"status"`
+		Result        json.RawMessage         `json:"result"`
+		Error         *protocol.Error         `json:"error"`
+		InputRequests map[string]inputRequest `json:"inputRequests"`
+	}
+	if json.Unmarshal(raw, &t) != nil {
+		return
+	}
+	r := rec.tasks[t.TaskID]
+	if r == nil || r.taskDone {
+		return
+	}
+	switch t.Status {
+	case "input_required":
+		for k, q := range t.InputRequests {
+			if len(rec.taskInputs) < maxAsked {
+				rec.taskInputs[k] = q
+			}
+		}
+	case "completed":
+		r.taskDone, r.taskResult = true, t.Result
+	case "failed":
+		r.taskDone, r.taskErr = true, t.Error
+		if r.taskErr == nil {
+			r.taskErr = &protocol.Error{Code: -32603, Message: "the task failed without an error"}
+		}
+	case "cancelled":
+		r.taskDone = true
+	}
+}
+
+// taskAnswers keeps the answers a tasks/update gave to a task's input
+// requests.
+func (rec *verifyRecording) taskAnswers(params json.RawMessage) {
+	var p struct {
+		InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	for k, resp := range p.InputResponses {
+		if q, ok := rec.taskInputs[k]; ok {
+			delete(rec.taskInputs, k)
+			rec.answers.add(q.Method, q.Params, resp, nil)
 		}
 	}
 }
@@ -355,8 +444,18 @@ func (v *verifier) run(ctx context.Context, rep *verifyReport) error {
 			}
 			v.listed[r.method] = true
 			err = v.compareList(ctx, r.method, &res)
-		case r.retry:
-			continue // sent by the session, as the request it retries
+		case r.retry || r.ofTask || r.method == "subscriptions/listen":
+			continue // the session's own: a retry, a task followed, its stream
+		case r.taskID != "" && !r.taskDone:
+			res.Status, res.Note = "skipped", "the recording does not hold the end of its task"
+		case r.taskID != "" && r.taskResult == nil && r.taskErr == nil:
+			res.Status, res.Note = "skipped", "its recorded task was cancelled"
+		case r.taskID != "":
+			// A task is compared by its end: the session follows the live
+			// one to its end (tasks/get or notifications/tasks).
+			last := *r
+			last.result, last.err = r.taskResult, r.taskErr
+			err = v.compareCall(ctx, &last, &res)
 		case r.final().result == nil && r.final().err == nil:
 			res.Status, res.Note = "skipped", "the recording holds no answer"
 		default:

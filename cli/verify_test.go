@@ -199,3 +199,40 @@ func TestVerifyAnswersAsRecorded(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyTasks: a recorded call that the server answered with a task
+// (the Tasks extension) is compared by the task's end, however the
+// recording followed it (notifications/tasks, tasks/get): verify's
+// session follows the live task to its end, and the recorded tasks/get,
+// tasks/update and subscriptions/listen are its own, not sent again. A
+// completed task's result, a failed one's error and a task that asked
+// mid-way (answered as recorded) all verify against the demo; a
+// recording whose task ended otherwise fails (exit 1).
+func TestVerifyTasks(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	if err := os.WriteFile(filepath.Join(r.dir, "name.json"), []byte(`{"name":"Grace"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	demo := []string{"--", r.bin, "serve-demo", "--tasks"}
+	for tool, code := range map[string]int{"slow-task": 0, "ask-task": 0, "fail-task": 1} {
+		rec := tool + ".jsonl"
+		r.run(t, append([]string{"call", "--task", "--elicit", "name.json", "--record", rec, tool, "ms=100"}, demo...)...).want(t, code)
+		d := readVerifyDoc(t, r.run(t, append([]string{"verify", rec, "--json"}, demo...)...).want(t, 0))
+		if !d.OK || d.Same != 2 || d.Skipped != 0 || len(d.Requests) != 2 || d.Requests[1].Name != tool {
+			t.Errorf("%s: %+v", tool, d)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(r.dir, "slow-task.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.ReplaceAll(string(data), "worked 100 ms", "worked 999 ms")
+	if err := os.WriteFile(filepath.Join(r.dir, "changed.jsonl"), []byte(changed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := r.run(t, append([]string{"verify", "changed.jsonl"}, demo...)...).want(t, 1)
+	if !strings.Contains(res.stdout, `"worked 999 ms" → "worked 100 ms"`) {
+		t.Errorf("a task that ended otherwise:\n%s", res)
+	}
+}
