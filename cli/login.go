@@ -143,26 +143,8 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 		}
 		return nil
 	}
-	inv.tokenSecrets(h, name)
 	b = &browser{inv: inv, noBrowser: lf.noBrowser, timeout: lf.timeout, server: name, event: lf.events}
-	opts.OpenURL, opts.ShowDeviceCode = b.open, b.showDevice
-	opts.Device = lf.deviceUse(inv.env.Getenv, runtime.GOOS)
-	if lf.noBrowser {
-		opts.ReadPastedURL = func() (string, error) { return b.readPasted(ctx) }
-	}
-	opts.Timeout, opts.Force = lf.timeout, lf.force
-	opts.Logf = func(format string, args ...any) {
-		if lf.verbose {
-			inv.say("%s: %s\n", name, safe.Sanitize(fmt.Sprintf(format, args...)))
-		}
-	}
-	// The spinner runs until the browser is opened (or to the end of a
-	// login without one).
-	b.stopSpinner = inv.spinner("asking " + name + " how to log in")
-	res, err := h.Login(ctx, *opts)
-	b.stopSpinner()
-	b.wait()
-	inv.tokenSecrets(h, name)
+	res, err := inv.loginWith(ctx, h, opts, &lf, b)
 	if err != nil {
 		var se *manager.ServerError
 		if errors.As(err, &se) && se.Phase != manager.PhaseAuth {
@@ -209,6 +191,33 @@ func runLogin(ctx context.Context, inv *invocation, args []string) error {
 	}
 	inv.printf("logged in to %s (%s, expires %s)\n", name, safe.Sanitize(sc), expires)
 	return nil
+}
+
+// loginWith runs the login of opts (for the server called b.server) as
+// lf asks, its prompts shown through b; the tokens before and after are
+// secrets of the invocation.
+func (inv *invocation) loginWith(ctx context.Context, h *manager.Home, opts *manager.LoginOptions, lf *loginFlags, b *browser) (*manager.LoginResult, error) {
+	name := b.server
+	inv.tokenSecrets(h, name)
+	opts.OpenURL, opts.ShowDeviceCode = b.open, b.showDevice
+	opts.Device = lf.deviceUse(inv.env.Getenv, runtime.GOOS)
+	if lf.noBrowser && !b.noPaste {
+		opts.ReadPastedURL = func() (string, error) { return b.readPasted(ctx) }
+	}
+	opts.Timeout, opts.Force = lf.timeout, lf.force
+	opts.Logf = func(format string, args ...any) {
+		if lf.verbose {
+			inv.say("%s: %s\n", name, safe.Sanitize(fmt.Sprintf(format, args...)))
+		}
+	}
+	// The spinner runs until the browser is opened (or to the end of a
+	// login without one).
+	b.stopSpinner = inv.spinner("asking " + name + " how to log in")
+	res, err := h.Login(ctx, *opts)
+	b.stopSpinner()
+	b.wait()
+	inv.tokenSecrets(h, name)
+	return res, err
 }
 
 // loginFailure maps a failed login to exit 4 with what to do next;
@@ -339,6 +348,7 @@ type browser struct {
 	done        chan struct{}
 	stopSpinner func()
 	server      string
+	noPaste     bool                  // --no-browser waits for the callback: stdin is not the person's (proxy)
 	event       bool                  // --events: the address is an event on stdout too
 	authURL     string                // the address opened, for the --json document
 	prompt      *manager.DevicePrompt // the code of a device login, for the --json document
@@ -350,6 +360,11 @@ func (b *browser) open(authURL string) error {
 	b.authURL = authURL
 	if b.event {
 		inv.emitLine(loginEvent{Event: "authorization_url", Server: b.server, URL: authURL})
+	}
+	if b.noBrowser && b.noPaste {
+		inv.eprintf("Open this address in a browser on this machine and log in:\n\n  %s\n\n", authURL)
+		inv.eprintf("Waiting for the browser to come back (up to %v)…\n", b.timeout)
+		return nil
 	}
 	if b.noBrowser {
 		inv.eprintf("Open this address in a browser and log in:\n\n  %s\n\n", authURL)

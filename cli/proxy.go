@@ -40,8 +40,10 @@ func runProxy(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("proxy")
 	var tf targetFlags
 	var pf proxyFlags
+	var pl proxyLogin
 	tf.register(fs)
 	pf.register(fs)
+	pl.register(fs)
 	pos, tail, hasTail, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -52,6 +54,9 @@ func runProxy(ctx context.Context, inv *invocation, args []string) error {
 	}
 	defer t.stop()
 	if err := noMoreArgs(rest); err != nil {
+		return err
+	}
+	if err := pl.arm(ctx, inv, t); err != nil {
 		return err
 	}
 	sopts := mcpserver.Options{Log: safe.NewTextWriter(inv.env.Stderr), LogPrefix: "mcpwire proxy"}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,11 +51,7 @@ func TestProxyOAuth(t *testing.T) {
 // session kept.
 func TestProxyTakesAnotherLogin(t *testing.T) {
 	f := fakeauth.New(t)
-	r := newRunner(t)
-	r.run(0, "add", "srv", "--url", f.URL+"/mcp")
-	r.run(0, "login", "srv")
-	h := startProxy(t, r, "srv")
-	h.initialize()
+	r, h := proxyOf(t, f, true)
 	h.echo(2, "first")
 
 	f.RevokeAll()
@@ -66,13 +63,116 @@ func TestProxyTakesAnotherLogin(t *testing.T) {
 	if refreshes != 0 || logins != 2 {
 		t.Fatalf("%d refreshes and %d authorizations, want 0 and 2 (the two logins)", refreshes, logins)
 	}
-	if out := h.end() + r.all.String(); strings.Contains(out, leak) {
-		t.Fatalf("a secret reached the host or the output:\n%s", out)
-	}
+	h.noSecret(r)
 }
 
 // mustJSONText is v as JSON.
 func mustJSONText(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// authorizations are the authorization requests f saw, with their
+// scopes.
+func authorizations(f *fakeauth.Server) [][]string {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	return slices.Clone(f.AuthScopes)
+}
+
+// onlyMCP fails unless every line proxy wrote on stdout is a JSON-RPC
+// message: the prompts of its logins are on stderr.
+func onlyMCP(t *testing.T, h *stdioHost) {
+	t.Helper()
+	for _, l := range strings.Split(strings.TrimSpace(h.out.String()), "\n") {
+		if !strings.HasPrefix(l, `{"jsonrpc":"2.0"`) {
+			t.Fatalf("proxy wrote on the host's stream: %q", l)
+		}
+	}
+}
+
+// TestProxyLogsInFirst: first use. A server that needs OAuth, and no
+// token in the home: proxy logs in by itself (the browser, here the
+// tests' stand-in that approves), its prompts on stderr, the host's
+// stdin untouched, and serves the host.
+func TestProxyLogsInFirst(t *testing.T) {
+	f := fakeauth.New(t)
+	r, h := proxyOf(t, f, false)
+	h.echo(2, "first")
+	if n := len(authorizations(f)); n != 1 {
+		t.Fatalf("%d authorizations, want 1", n)
+	}
+	onlyMCP(t, h)
+	if e := h.errb.String(); !strings.Contains(e, "needs a login") || !strings.Contains(e, "logged in to srv") {
+		t.Fatalf("proxy did not say it logs in:\n%s", e)
+	}
+	h.noSecret(r)
+}
+
+// TestProxyLogsInAgain: the grant is withdrawn in the middle of the
+// host's session (the refresh token is refused too): proxy logs in
+// again, once for the two calls refused at the same time, and both
+// are answered; the host's session goes on.
+func TestProxyLogsInAgain(t *testing.T) {
+	f := fakeauth.New(t)
+	r, h := proxyOf(t, f, true, "--no-device")
+	h.echo(2, "first")
+
+	f.RevokeAll()
+	h.sendEcho(3, "second")
+	h.sendEcho(4, "third")
+	h.echoed(3, "second")
+	h.echoed(4, "third")
+	h.echo(5, "fourth")
+	if n := len(authorizations(f)); n != 2 {
+		t.Fatalf("%d authorizations, want 2 (login's, then proxy's one)\n%s", n, h.errb.String())
+	}
+	onlyMCP(t, h)
+	h.noSecret(r)
+}
+
+// TestProxyStepUp: the server refuses a call with 403
+// insufficient_scope (RFC 6750 section 3.1): proxy logs in again,
+// asking for the scopes it held and the ones asked for, and the call is
+// sent again and answered.
+func TestProxyStepUp(t *testing.T) {
+	f := fakeauth.New(t)
+	f.Mu.Lock()
+	f.NeedScope = "mcp:write"
+	f.Mu.Unlock()
+	r, h := proxyOf(t, f, true)
+	h.echo(2, "wider")
+	h.echo(3, "again")
+	auths := authorizations(f)
+	if len(auths) != 2 {
+		t.Fatalf("authorizations %q, want 2", auths)
+	}
+	if got := auths[1]; !slices.Contains(got, "mcp:read") || !slices.Contains(got, "mcp:write") {
+		t.Fatalf("the step-up asked for %q, want mcp:read and mcp:write", got)
+	}
+	onlyMCP(t, h)
+	h.noSecret(r)
+}
+
+// noSecret ends the proxy and fails when a secret reached what it wrote
+// or what r's commands printed.
+func (h *stdioHost) noSecret(r *runner) {
+	h.t.Helper()
+	if out := h.end() + r.all.String(); strings.Contains(out, leak) {
+		h.t.Fatalf("a secret reached the host or the output:\n%s", out)
+	}
+}
+
+// proxyOf adds f's server as srv in a new home, logs in to it when
+// login says so, and starts `proxy srv ARGS…` with a host that has
+// initialized its session.
+func proxyOf(t *testing.T, f *fakeauth.Server, login bool, args ...string) (*runner, *stdioHost) {
+	r := newRunner(t)
+	r.run(0, "add", "srv", "--url", f.URL+"/mcp")
+	if login {
+		r.run(0, "login", "srv")
+	}
+	h := startProxy(t, r, append([]string{"srv"}, args...)...)
+	h.initialize()
+	return r, h
 }

@@ -20,6 +20,7 @@ type stdioHost struct {
 	in     *io.PipeWriter
 	lines  *bufio.Scanner
 	out    strings.Builder // every line read from stdout
+	early  []string        // answers read while waiting for another
 	errb   *safeBuffer     // the proxy's stderr
 	done   chan int
 	cancel context.CancelFunc
@@ -61,10 +62,20 @@ func (h *stdioHost) send(line string) {
 func (h *stdioHost) answer(id int) string {
 	h.t.Helper()
 	want := `"id":` + strings.TrimSpace(string(mustJSONText(id))) + `,`
+	for i, l := range h.early {
+		if strings.Contains(l, want) {
+			h.early = append(h.early[:i], h.early[i+1:]...)
+			return l
+		}
+	}
 	for h.lines.Scan() {
-		h.out.WriteString(h.lines.Text() + "\n")
-		if strings.Contains(h.lines.Text(), want) {
-			return h.lines.Text()
+		l := h.lines.Text()
+		h.out.WriteString(l + "\n")
+		if strings.Contains(l, want) {
+			return l
+		}
+		if strings.Contains(l, `"id":`) {
+			h.early = append(h.early, l) // another request's, read first
 		}
 	}
 	h.t.Fatalf("no answer %d from proxy:\n%s\n%s", id, h.out.String(), h.errb.String())
@@ -83,7 +94,18 @@ func (h *stdioHost) initialize() {
 // answer holds text.
 func (h *stdioHost) echo(id int, text string) {
 	h.t.Helper()
+	h.sendEcho(id, text)
+	h.echoed(id, text)
+}
+
+// sendEcho sends the call of echo; echoed reads its answer.
+func (h *stdioHost) sendEcho(id int, text string) {
+	h.t.Helper()
 	h.send(`{"jsonrpc":"2.0","id":` + string(mustJSONText(id)) + `,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + text + `"}}}`)
+}
+
+func (h *stdioHost) echoed(id int, text string) {
+	h.t.Helper()
 	if a := h.answer(id); !strings.Contains(a, text) || strings.Contains(a, `"isError":true`) || strings.Contains(a, `"error":`) {
 		h.t.Fatalf("call %d through proxy: %s\n%s", id, a, h.errb.String())
 	}

@@ -89,6 +89,9 @@ type target struct {
 	// tools is the list that check made (nil when none was made): a
 	// call looks its tool up in it rather than list again.
 	tools []*protocol.Tool
+	// login, when set, logs in to the server (proxy's own login): the
+	// HTTP client runs it when the server asks for one.
+	login func(ctx context.Context) error
 }
 
 // resolveTarget finds the server the command line names: --demo, a
@@ -207,6 +210,9 @@ func (inv *invocation) connect(ctx context.Context, t *target, tf *targetFlags, 
 	opts, err := inv.dialOptions(t, tf, popts)
 	if err != nil {
 		return nil, err
+	}
+	if t.login != nil && opts.HTTPClient != nil {
+		opts.HTTPClient = inv.reloginClient(ctx, t)
 	}
 	budget := tf.startupBudget(spec)
 	sctx, cancel := context.WithTimeout(ctx, budget)
