@@ -77,7 +77,10 @@ via() {
 	echo "client.sh: mcpwire proxy $1 --listen 127.0.0.1:0" >&2
 	rm -f "$home/proxy.err"
 	mkfifo "$home/proxy.err"
-	"$bin" proxy "$1" --listen 127.0.0.1:0 2>"$home/proxy.err" &
+	# The proxy logs in by itself when the server asks (a 403
+	# insufficient_scope in the middle of the session): with the same
+	# BROWSER as the logins below.
+	BROWSER="$root/scripts/conformance/browser.sh" "$bin" proxy "$1" --listen 127.0.0.1:0 2>"$home/proxy.err" &
 	proxy_pid=$!
 	local fd line
 	exec {fd}<"$home/proxy.err"
