@@ -90,7 +90,9 @@ func runProxy(ctx context.Context, inv *invocation, args []string) error {
 		}
 	}()
 	if pf.listen == "" {
-		if err := srv.ServeStdio(ctx, inv.env.Stdin, inv.env.Stdout); err != nil {
+		err := srv.ServeStdio(ctx, inv.env.Stdin, inv.env.Stdout)
+		fwd.Release() // the host's end of input ends its subscriptions
+		if err != nil {
 			return err
 		}
 		return inv.targetEnded(t, conn.Err(), ctx)

@@ -60,7 +60,11 @@ func runServe(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return fail(ExitConfig, manager.PhaseConfig, err)
 	}
-	hub := &serveHub{relay: mcpserver.NewInputRelay()}
+	var sv *served // its subscriptions are made once serving starts
+	hub := &serveHub{relay: mcpserver.NewInputRelay(), subs: mcpserver.NewSubscriptions(mcpserver.Upstream{
+		Subscribe:   func(ctx context.Context, uri string) error { return sv.resubscribe(ctx, uri, true) },
+		Unsubscribe: func(ctx context.Context, uri string) error { return sv.resubscribe(ctx, uri, false) },
+	})}
 	mopts := manager.Options{Config: cfg, Home: h, Environ: inv.env.Environ(), StartupTimeout: *startup,
 		NeedsLogin: inv.needsLogin(h), OnChange: func(string) { hub.changed() },
 		OnNotice: func(n manager.Notice) {
@@ -95,7 +99,7 @@ func runServe(ctx context.Context, inv *invocation, args []string) error {
 	wctx, cancel := context.WithTimeout(ctx, *wait)
 	_ = m.Wait(wctx)
 	cancel()
-	sv := &served{m: m, hub: hub, pageSize: *pageSize, prefixes: map[string]string{}}
+	sv = &served{m: m, hub: hub, pageSize: *pageSize, prefixes: map[string]string{}}
 	for _, s := range cfg.Servers {
 		sv.prefixes[s.Name] = s.Prefix
 	}
@@ -113,7 +117,7 @@ func runServe(ctx context.Context, inv *invocation, args []string) error {
 	sopts.Instructions = func() string { return "" }
 	sopts.KnownResource = func(string) bool { return true }
 	sopts.SessionEnded = sv.release
-	sopts.Listened = sv.listened
+	sopts.Listened = hub.subs.Listened
 	sopts.NewSession = func(s *mcpserver.Session) mcpserver.Handler {
 		hub.add(s)
 		return sv.mux(s)

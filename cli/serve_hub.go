@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"sync"
 	"time"
 
@@ -15,69 +14,25 @@ import (
 type serveHub struct {
 	relay *mcpserver.InputRelay // modern hosts' requests the servers ask input of
 
-	mu      sync.Mutex
-	hosts   map[*mcpserver.Session]*serveHost
-	listens map[*listenHold]bool
-}
+	subs *mcpserver.Subscriptions // who holds which resource subscription
 
-// A listenHold is what one modern host's subscriptions/listen
-// subscribed to.
-type listenHold struct{ uris []string }
-
-// listen notes the resources a subscriptions/listen subscribed to.
-func (h *serveHub) listen(uris []string) *listenHold {
-	l := &listenHold{uris: uris}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.listens == nil {
-		h.listens = map[*listenHold]bool{}
-	}
-	h.listens[l] = true
-	return l
-}
-
-// unlisten forgets l, a stream that ended, and returns its URIs that no
-// host holds any more.
-func (h *serveHub) unlisten(l *listenHold) []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	delete(h.listens, l)
-	var last []string
-	for _, uri := range l.uris {
-		if h.holders(uri) == 0 {
-			last = append(last, uri)
-		}
-	}
-	return last
+	mu    sync.Mutex
+	hosts map[*mcpserver.Session]*serveHost
 }
 
 // A serveHost is one host session: the peer of its last legacy request
-// (nil for the modern era, whose notices go to its subscriptions) and
-// the resources it subscribed to.
+// (nil for the modern era, whose notices go to its subscriptions).
 type serveHost struct {
 	peer mcpserver.Peer
-	subs map[string]bool
 }
 
 func (h *serveHub) add(s *mcpserver.Session) { h.peer(s, nil, context.Background()) }
 
-// remove forgets s, a session that ended, and returns the URIs it was
-// subscribed to that no other host session is.
-func (h *serveHub) remove(s *mcpserver.Session) []string {
+// remove forgets s, a session that ended.
+func (h *serveHub) remove(s *mcpserver.Session) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	e := h.hosts[s]
 	delete(h.hosts, s)
-	if e == nil {
-		return nil
-	}
-	var last []string
-	for uri := range e.subs {
-		if h.holders(uri) == 0 {
-			last = append(last, uri)
-		}
-	}
-	return last
+	h.mu.Unlock()
 }
 
 // sessions returns the host sessions there are.
@@ -91,30 +46,6 @@ func (h *serveHub) sessions() []*mcpserver.Session {
 	return out
 }
 
-// held counts the host sessions and listen streams subscribed to uri.
-func (h *serveHub) held(uri string) int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.holders(uri)
-}
-
-// holders counts the host sessions and listen streams subscribed to
-// uri; h.mu is held.
-func (h *serveHub) holders(uri string) int {
-	n := 0
-	for _, e := range h.hosts {
-		if e.subs[uri] {
-			n++
-		}
-	}
-	for l := range h.listens {
-		if slices.Contains(l.uris, uri) {
-			n++
-		}
-	}
-	return n
-}
-
 // host is s's entry; h.mu is held.
 func (h *serveHub) host(s *mcpserver.Session) *serveHost {
 	if h.hosts == nil {
@@ -122,7 +53,7 @@ func (h *serveHub) host(s *mcpserver.Session) *serveHost {
 	}
 	e := h.hosts[s]
 	if e == nil {
-		e = &serveHost{subs: map[string]bool{}}
+		e = &serveHost{}
 		h.hosts[s] = e
 	}
 	return e
@@ -138,30 +69,13 @@ func (h *serveHub) peer(s *mcpserver.Session, p mcpserver.Peer, ctx context.Cont
 	}
 }
 
-// subscribe adds or removes uri from s's subscriptions and returns how
-// many host sessions are subscribed to it now.
-func (h *serveHub) subscribe(s *mcpserver.Session, uri string, on bool) int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if on {
-		h.host(s).subs[uri] = true
-	} else {
-		delete(h.host(s).subs, uri)
-	}
-	return h.holders(uri)
-}
-
 // snapshot copies the hosts, to send to them without the lock.
 func (h *serveHub) snapshot() map[*mcpserver.Session]serveHost {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	out := make(map[*mcpserver.Session]serveHost, len(h.hosts))
 	for s, e := range h.hosts {
-		subs := make(map[string]bool, len(e.subs))
-		for u := range e.subs {
-			subs[u] = true
-		}
-		out[s] = serveHost{peer: e.peer, subs: subs}
+		out[s] = *e
 	}
 	return out
 }
@@ -192,7 +106,7 @@ func (h *serveHub) updated(uri string) {
 	params := map[string]any{"uri": uri}
 	for s, e := range h.snapshot() {
 		s.Broadcast(ctx, "notifications/resources/updated", params)
-		if e.peer != nil && e.subs[uri] {
+		if e.peer != nil && h.subs.Holds(s, uri) {
 			_ = e.peer.Notify(ctx, "notifications/resources/updated", params)
 		}
 	}

@@ -28,7 +28,23 @@ func TestServeReleasesSubscriptions(t *testing.T) {
 	r := newRunner(t)
 	demoURL, received := startDemoLog(t, r, "serve-demo", "--era=legacy", "--verbose", "--http", "127.0.0.1:0")
 	r.run(t, "add", "d", "--url", demoURL).want(t, 0)
-	url, stop := startListen(t, r, "serve", "--listen", "127.0.0.1:0")
+	releasesSubscriptions(t, r, received, []string{"serve", "d"})
+}
+
+// TestProxyReleasesSubscriptions is TestServeReleasesSubscriptions
+// through proxy: it counts its hosts' subscriptions with serve's
+// bookkeeping (mcpserver.Subscriptions).
+func TestProxyReleasesSubscriptions(t *testing.T) {
+	r := newRunner(t)
+	demoURL, received := startDemoLog(t, r, "serve-demo", "--era=legacy", "--verbose", "--http", "127.0.0.1:0")
+	releasesSubscriptions(t, r, received, []string{"proxy", demoURL})
+}
+
+// releasesSubscriptions drives the bridge of cmd (serve or proxy and its
+// target, a legacy demo over HTTP whose stderr is received) as
+// TestServeReleasesSubscriptions says.
+func releasesSubscriptions(t *testing.T, r *runner, received <-chan string, cmd []string) {
+	url, stop := startListen(t, r, append(append([]string{}, cmd...), "--listen", "127.0.0.1:0")...)
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -76,7 +92,8 @@ func TestServeReleasesSubscriptions(t *testing.T) {
 	waitForLine(ctx, t, received, "<- resources/unsubscribe")
 
 	// Over stdio: the host ends its session by closing serve's stdin.
-	d := host(&manager.Spec{Name: "serve", Transport: "stdio", Command: r.bin, Args: []string{"--home", r.home, "serve", "d"}})
+	stdio := append([]string{"--home", r.home}, cmd...)
+	d := host(&manager.Spec{Name: "bridge", Transport: "stdio", Command: r.bin, Args: stdio})
 	if err := d.Subscribe(ctx, uri); err != nil {
 		t.Fatal(err)
 	}
@@ -88,8 +105,7 @@ func TestServeReleasesSubscriptions(t *testing.T) {
 	// subscribes on the server while the stream is open, and not after
 	// (the host unsubscribes, its stream ends; it subscribes again and
 	// ends its session).
-	m := host(&manager.Spec{Name: "serve", Transport: "stdio", Command: r.bin, ProtocolVersion: "2026-07-28",
-		Args: []string{"--home", r.home, "serve", "d"}})
+	m := host(&manager.Spec{Name: "bridge", Transport: "stdio", Command: r.bin, ProtocolVersion: "2026-07-28", Args: stdio})
 	defer m.Close()
 	if err := m.Subscribe(ctx, uri); err != nil {
 		t.Fatal(err)

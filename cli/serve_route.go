@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/mcpwire/mcpwire/manager"
 	"github.com/mcpwire/mcpwire/protocol"
@@ -67,77 +66,30 @@ func (sv *served) subscribe(ctx context.Context, s *mcpserver.Session, params js
 		return nil, err
 	}
 	if !on {
-		if sv.hub.subscribe(s, in.URI, false) == 0 {
-			sv.unsubscribe(ctx, in.URI)
-		}
+		sv.hub.subs.Unsubscribe(ctx, s, in.URI)
 		return struct{}{}, nil
 	}
-	server, err := sv.owner(ctx, in.URI)
-	if err != nil {
-		return nil, err
-	}
-	// Noted first: the server may say the resource changed before its
-	// answer to the subscription comes.
-	sv.hub.subscribe(s, in.URI, true)
-	if err := sv.m.Subscribe(ctx, server, in.URI); err != nil {
-		sv.hub.subscribe(s, in.URI, false)
-		return nil, err
-	}
-	return struct{}{}, nil
+	return struct{}{}, sv.hub.subs.Subscribe(ctx, s, in.URI)
 }
 
-// unsubscribe ends the subscription to uri on its server, one no host
-// session holds any more. A host that subscribed to it in the meantime
-// (its answer may have come before this one's) gets it again.
-func (sv *served) unsubscribe(ctx context.Context, uri string) {
+// resubscribe subscribes (on) to uri, or unsubscribes, on the server
+// that offers it: where serve's subscriptions go.
+func (sv *served) resubscribe(ctx context.Context, uri string, on bool) error {
 	server, err := sv.owner(ctx, uri)
 	if err != nil {
-		return
+		return err
 	}
-	_ = sv.m.Unsubscribe(ctx, server, uri)
-	if sv.hub.held(uri) > 0 {
-		_ = sv.m.Subscribe(ctx, server, uri)
+	if on {
+		return sv.m.Subscribe(ctx, server, uri)
 	}
+	return sv.m.Unsubscribe(ctx, server, uri)
 }
-
-// releaseTimeout bounds the unsubscriptions of a host session that ended.
-const releaseTimeout = 5 * time.Second
 
 // release forgets s, a host session that ended (stdio EOF, an HTTP
-// session's DELETE or expiry), and ends on the servers behind the
-// subscriptions it held that no other host session holds.
+// session's DELETE or expiry), and the subscriptions it held.
 func (sv *served) release(s *mcpserver.Session) {
-	uris := sv.hub.remove(s)
-	if len(uris) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
-	defer cancel()
-	for _, uri := range uris {
-		sv.unsubscribe(ctx, uri)
-	}
-}
-
-// listened subscribes on their servers to the resources a modern host's
-// subscriptions/listen asks for (a resource no server offers is left
-// alone), and returns what ends them when the stream ends, unless
-// another host holds them.
-func (sv *served) listened(uris []string) func() {
-	l := sv.hub.listen(uris)
-	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
-	defer cancel()
-	for _, uri := range uris {
-		if server, err := sv.owner(ctx, uri); err == nil {
-			_ = sv.m.Subscribe(ctx, server, uri)
-		}
-	}
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
-		defer cancel()
-		for _, uri := range sv.hub.unlisten(l) {
-			sv.unsubscribe(ctx, uri)
-		}
-	}
+	sv.hub.remove(s)
+	sv.hub.subs.Release(s)
 }
 
 // promptList is serve's prompts/list: every server's prompts under the

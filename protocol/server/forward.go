@@ -39,7 +39,8 @@ type Forwarder struct {
 	// before one is not cached after it.
 	toolsGen int
 
-	relay *InputRelay // a modern host's requests that the target asks input of
+	relay *InputRelay    // a modern host's requests that the target asks input of
+	subs  *Subscriptions // the hosts' resource subscriptions, made on the target
 
 	info atomic.Pointer[encodedInfo] // the serverInfo of the last initialize result, encoded
 }
@@ -63,7 +64,46 @@ func (f *Forwarder) serverInfo(in *protocol.InitializeResult) json.RawMessage {
 
 // NewForwarder returns a Forwarder without a target yet.
 func NewForwarder() *Forwarder {
-	return &Forwarder{hosts: map[*Session]Peer{}, ready: make(chan struct{}), relay: NewInputRelay()}
+	f := &Forwarder{hosts: map[*Session]Peer{}, ready: make(chan struct{}), relay: NewInputRelay()}
+	f.subs = NewSubscriptions(Upstream{
+		Subscribe: func(ctx context.Context, uri string) error {
+			t, err := f.session(ctx)
+			if err != nil {
+				return err
+			}
+			return t.Subscribe(ctx, uri)
+		},
+		Unsubscribe: func(ctx context.Context, uri string) error {
+			t, err := f.session(ctx)
+			if err != nil {
+				return err
+			}
+			return t.Unsubscribe(ctx, uri)
+		},
+	})
+	return f
+}
+
+// Release ends every host session (a stdio host's end of input): their
+// subscriptions on the target end with them.
+func (f *Forwarder) Release() {
+	f.mu.Lock()
+	hosts := make([]*Session, 0, len(f.hosts))
+	for s := range f.hosts {
+		hosts = append(hosts, s)
+	}
+	f.mu.Unlock()
+	for _, s := range hosts {
+		f.ended(s)
+	}
+}
+
+// ended forgets s, a host session that ended, and its subscriptions.
+func (f *Forwarder) ended(s *Session) {
+	f.mu.Lock()
+	delete(f.hosts, s)
+	f.mu.Unlock()
+	f.subs.Release(s)
 }
 
 // Attach gives the forwarder its target; the server answers from then on.
@@ -143,6 +183,9 @@ func (f *Forwarder) notifyAll(method string, params any) {
 			s.Broadcast(ctx, method, params)
 		}
 		if p != nil {
+			if method == "notifications/resources/updated" && !f.subs.Holds(s, updatedURI(params)) {
+				continue
+			}
 			if method == "notifications/message" {
 				level, _ := params.(map[string]any)["level"].(string)
 				s.Log(ctx, p, fmt.Sprint(params.(map[string]any)["logger"]), level, params.(map[string]any)["data"])
@@ -151,6 +194,13 @@ func (f *Forwarder) notifyAll(method string, params any) {
 			_ = p.Notify(ctx, method, params)
 		}
 	}
+}
+
+// updatedURI is the uri of a resources/updated notification's params.
+func updatedURI(params any) string {
+	m, _ := params.(map[string]any)
+	uri, _ := m["uri"].(string)
+	return uri
 }
 
 // askHost sends a server request to a host that can answer it.
@@ -215,11 +265,8 @@ func (f *Forwarder) Options(base Options) Options {
 	}
 	base.Instructions = func() string { return init().Instructions }
 	base.KnownResource = func(string) bool { return true }
-	base.SessionEnded = func(s *Session) {
-		f.mu.Lock()
-		delete(f.hosts, s)
-		f.mu.Unlock()
-	}
+	base.SessionEnded = f.ended
+	base.Listened = f.subs.Listened
 	base.NewSession = func(s *Session) Handler {
 		f.mu.Lock()
 		f.hosts[s] = nil
@@ -251,7 +298,9 @@ func (fs *forwardSession) Serve(ctx context.Context, p Peer, req *jsonrpc.Reques
 		return nil, err
 	}
 	var res any
-	if req.Method == "tools/list" && fs.f.CacheTools {
+	if req.Method == "resources/subscribe" || req.Method == "resources/unsubscribe" {
+		res, err = fs.subscribe(ctx, req)
+	} else if req.Method == "tools/list" && fs.f.CacheTools {
 		res, err = fs.f.listTools(ctx, t)
 	} else if fs.f.relay.Relays(ctx, req.Method) {
 		res, err = fs.f.relay.Serve(ctx, func(rctx context.Context) (any, error) { return forward(rctx, t, p, req) })
@@ -262,6 +311,23 @@ func (fs *forwardSession) Serve(ctx context.Context, p Peer, req *jsonrpc.Reques
 		res = gateList(ctx, g, req, res)
 	}
 	return res, hostError(err)
+}
+
+// subscribe is a legacy host's resources/subscribe or unsubscribe,
+// counted with the other hosts': the target is unsubscribed when the
+// last host that held the resource lets it go.
+func (fs *forwardSession) subscribe(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	var in struct {
+		URI string `json:"uri"`
+	}
+	if err := Decode(req.Params, &in); err != nil {
+		return nil, err
+	}
+	if req.Method == "resources/unsubscribe" {
+		fs.f.subs.Unsubscribe(ctx, fs.s, in.URI)
+		return struct{}{}, nil
+	}
+	return struct{}{}, fs.f.subs.Subscribe(ctx, fs.s, in.URI)
 }
 
 // listTools answers tools/list from the cache, filled when empty.
@@ -326,10 +392,6 @@ func forward(ctx context.Context, t *protocol.Session, p Peer, req *jsonrpc.Requ
 		return map[string]any{"resourceTemplates": nonNil(rs)}, err
 	case "resources/read":
 		return passTo(ctx).pass(t.ReadResourceRaw(ctx, in.URI))
-	case "resources/subscribe":
-		return struct{}{}, t.Subscribe(ctx, in.URI)
-	case "resources/unsubscribe":
-		return struct{}{}, t.Unsubscribe(ctx, in.URI)
 	case "prompts/list":
 		ps, err := t.ListPrompts(ctx)
 		return map[string]any{"prompts": nonNil(ps)}, err
