@@ -164,7 +164,9 @@ func FuzzURLVars(f *testing.F) {
 		}
 		same := map[string]string{}
 		replaceRefs(template, "{", anyName, func(ref string) string { same[ref[1:len(ref)-1]] = value; return ref })
-		if len(same) > 0 && URLVars(template, fill(same)) == nil {
+		// A match that gave up at its bound of steps (repeated names next
+		// to each other over a long value) is not a miss.
+		if vars, gaveUp := matchURLVars(template, fill(same)); len(same) > 0 && vars == nil && !gaveUp {
 			t.Fatalf("URLVars(%q, %q) did not match the URL made of it", template, fill(same))
 		}
 	})

@@ -90,12 +90,20 @@ func manifestName(name string) bool {
 // made of it (what install wrote), so that an upgrade binds them again:
 // each variable's value by name, each the shortest that fits from the
 // left (as a regular expression's (.*?) would); nil when the URL is not
-// made of the template, or when the template has no variable. A
-// variable named twice must have one value.
+// made of the template, when the template has no variable, or when it
+// is too ambiguous to match within a bound (repeated names next to each
+// other over a long URL). A variable named twice must have one value.
 func URLVars(template, url string) map[string]string {
+	vars, _ := matchURLVars(template, url)
+	return vars
+}
+
+// matchURLVars is URLVars, and says whether the match gave up at its
+// bound of steps.
+func matchURLVars(template, url string) (vars map[string]string, gaveUp bool) {
 	const mark = "\x00"
 	if strings.Contains(template, mark) {
-		return nil
+		return nil, false
 	}
 	var names []string
 	holes := replaceRefs(template, "{", anyName, func(ref string) string {
@@ -103,25 +111,25 @@ func URLVars(template, url string) map[string]string {
 		return mark
 	})
 	if len(names) == 0 {
-		return nil
+		return nil, false
 	}
 	lits := strings.Split(holes, mark) // len(names)+1 literals around the holes
 	rest, ok := strings.CutPrefix(url, lits[0])
 	if !ok {
-		return nil
+		return nil, false
 	}
 	m := &urlMatch{url: rest, lits: lits[1:], names: names, vals: make([]string, len(names)), dead: map[[2]int]bool{}, steps: 1 << 20}
 	for i, n := range names {
 		m.repeats = m.repeats || slices.Contains(names[:i], n)
 	}
 	if !m.from(0, 0) {
-		return nil
+		return nil, m.steps <= 0
 	}
-	vars := map[string]string{}
+	vars = map[string]string{}
 	for i, name := range names {
 		vars[name] = m.vals[i]
 	}
-	return vars
+	return vars, false
 }
 
 // urlMatch matches holes, each followed by its literal, against url.
