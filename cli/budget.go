@@ -297,6 +297,9 @@ func (inv *invocation) printBudget(rep *budgetReport, top int) {
 		inv.printf("\ncostliest tools:\n")
 	}
 	for i, n := range tools {
+		if top == 0 {
+			break // --top 0: no tools listed
+		}
 		if i == top {
 			inv.printf("  … %d more\n", len(tools)-top)
 			break

@@ -196,6 +196,9 @@ func TestBudgetPartial(t *testing.T) {
 	if !strings.Contains(res.stderr, "2 servers of 3 did not answer") {
 		t.Errorf("stderr does not say what failed:\n%s", res)
 	}
+	if res = r.run(t, "budget", "mine", "--top", "0").want(t, 0); strings.Contains(res.stdout, "more") || strings.Contains(res.stdout, "costliest") {
+		t.Errorf("--top 0 lists tools:\n%s", res)
+	}
 	d = readBudget(t, r.run(t, "budget", "mine", "proj", "--json").want(t, 3))
 	if d.Failed != 1 || d.Servers[1].Error == nil || d.Servers[1].Error.Code != "needs_approval" {
 		t.Errorf("an unapproved server alone: %+v", d.Servers)
