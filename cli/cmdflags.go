@@ -12,6 +12,8 @@ import (
 // A flagInfo describes one flag of a command, for help, completion and
 // the man page.
 type flagInfo struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	Name  string // without dashes
 	Usage string // the text after the value name
 	Value string // the value's placeholder ("" for a boolean flag)

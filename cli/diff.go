@@ -17,6 +17,8 @@ import (
 // A diffSide is one side of `mcpwire diff`: a snapshot file or a live
 // server, snapshotted on the spot.
 type diffSide struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	Source string `json:"source"` // as given: the file, the name, the URL, "--demo", "-- COMMAND…"
 	Kind   string `json:"kind"`   // "file" or "live"
 	Server string `json:"server"`

@@ -180,6 +180,8 @@ type helpCommand struct {
 
 // helpFlag is one flag of a command.
 type helpFlag struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	Flag    string `json:"flag"`  // as typed: --json, -o
 	Value   string `json:"value"` // the value's placeholder; "" for a switch
 	Usage   string `json:"usage"`

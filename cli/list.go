@@ -14,6 +14,8 @@ import (
 
 // listEntry is one server of `mcpwire list --json`.
 type listEntry struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	Server    string `json:"server"`
 	Source    string `json:"source"`
 	Scope     string `json:"scope"`

@@ -65,6 +65,8 @@ type loginDoc struct {
 // loginEvent is the line login prints on stdout with --events when it
 // opens the browser, so that an agent can show the address as it waits.
 type loginEvent struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	Event  string `json:"event"` // "authorization_url"
 	Server string `json:"server"`
 	URL    string `json:"url"`
@@ -73,6 +75,8 @@ type loginEvent struct {
 // deviceEvent is the line login prints on stdout with --events when a
 // device login shows its code.
 type deviceEvent struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	Event       string `json:"event"` // "device_code"
 	Server      string `json:"server"`
 	URL         string `json:"url"`                   // verification_uri

@@ -19,6 +19,8 @@ type outdatedDoc struct {
 }
 
 type outdatedRow struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	Server        string `json:"server"`
 	Source        string `json:"source"`
 	Name          string `json:"name"`

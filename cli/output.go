@@ -13,6 +13,8 @@ import (
 // line, so a message never runs into the spinner or the progress, and
 // the transient line never erases a message. Safe for concurrent use.
 type liveWriter struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	mu      sync.Mutex
 	w       io.Writer
 	width   int    // columns; the live line is cut to fit

@@ -17,6 +17,8 @@ import (
 
 // proxyFlags are proxy's own flags.
 type proxyFlags struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	listen      string
 	public      bool
 	bearerVar   string

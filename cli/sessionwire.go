@@ -83,6 +83,8 @@ type wireAnswer struct {
 
 // A sessionInfo is one session, as sessions --json shows it.
 type sessionInfo struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	Name string `json:"name"`
 	// Pid is the daemon's; ServerPid a stdio server's (0: none, or HTTP).
 	Pid       int    `json:"pid"`

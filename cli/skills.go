@@ -33,6 +33,8 @@ type skillBrief struct {
 
 // fileInfo is one file of a skill.
 type fileInfo struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	URI    string `json:"uri"`
 	Path   string `json:"path"`   // inside the skill's folder
 	Size   int64  `json:"size"`   // bytes

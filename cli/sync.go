@@ -21,6 +21,8 @@ type syncDoc struct {
 }
 
 type syncLine struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	Server  string `json:"server"`
 	Name    string `json:"name"`
 	Version string `json:"version"`

@@ -14,6 +14,8 @@ import (
 // taskReport is `mcpwire task get|cancel --json` and `call --detach
 // --json`: a task's state.
 type taskReport struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	docHeader
 	Server         string `json:"server"`
 	Tool           string `json:"tool"` // "" when the home does not know it

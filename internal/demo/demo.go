@@ -43,6 +43,8 @@ import (
 // Options configures the demo server. The zero value is a well-behaved
 // server.
 type Options struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	Era string // EraDual (""), EraModern or EraLegacy: the eras spoken
 	// Early says what a legacy session does with a request before
 	// initialize (a dual-era client's server/discover probe): "" answers

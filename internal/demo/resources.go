@@ -19,6 +19,8 @@ const readmeText = "# mcpwire demo server\n\nThis server ships inside mcpwire so
 const itemPrefix = "demo://item/"
 
 type resourceDef struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	URI         string `json:"uri"`
 	Name        string `json:"name"`
 	Title       string `json:"title,omitempty"`
@@ -131,6 +133,8 @@ func (s *server) subscribe(ctx context.Context, p peer, params json.RawMessage) 
 }
 
 type promptArg struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
 	Required    bool   `json:"required,omitempty"`
