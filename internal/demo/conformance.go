@@ -242,16 +242,13 @@ func (f *fixture) askClient(ctx context.Context, p mcpserver.Peer, capName, meth
 }
 
 func (f *fixture) listResources(context.Context, mcpserver.Peer, *jsonrpc.Request) (any, error) {
-	return map[string]any{"resources": []any{
-		map[string]any{"uri": "test://static-text", "name": "static-text", "description": "A static text resource.", "mimeType": "text/plain"},
-		map[string]any{"uri": "test://static-binary", "name": "static-binary", "description": "A static binary resource.", "mimeType": "image/png"},
-		map[string]any{"uri": "test://watched-resource", "name": "watched-resource", "description": "A resource to subscribe to.", "mimeType": "text/plain"},
-	}}, nil
+	// JSON text, its members in the order encoding/json gives a map's:
+	// data, where a map literal is code.
+	return json.RawMessage(`{"resources":[{"description":"A static text resource.","mimeType":"text/plain","name":"static-text","uri":"test://static-text"},{"description":"A static binary resource.","mimeType":"image/png","name":"static-binary","uri":"test://static-binary"},{"description":"A resource to subscribe to.","mimeType":"text/plain","name":"watched-resource","uri":"test://watched-resource"}]}`), nil
 }
 
 func (f *fixture) listTemplates(context.Context, mcpserver.Peer, *jsonrpc.Request) (any, error) {
-	return map[string]any{"resourceTemplates": []any{map[string]any{"uriTemplate": "test://template/{id}/data", "name": "template",
-		"description": "Data by id.", "mimeType": "application/json"}}}, nil
+	return json.RawMessage(`{"resourceTemplates":[{"description":"Data by id.","mimeType":"application/json","name":"template","uriTemplate":"test://template/{id}/data"}]}`), nil
 }
 
 func (f *fixture) readResource(_ context.Context, _ mcpserver.Peer, req *jsonrpc.Request) (any, error) {
@@ -296,18 +293,7 @@ func (f *fixture) subscribe(_ context.Context, _ mcpserver.Peer, req *jsonrpc.Re
 }
 
 func (f *fixture) listPrompts(context.Context, mcpserver.Peer, *jsonrpc.Request) (any, error) {
-	arg := func(name, desc string) map[string]any {
-		return map[string]any{"name": name, "description": desc, "required": true}
-	}
-	return map[string]any{"prompts": []any{
-		map[string]any{"name": "test_simple_prompt", "description": "A simple prompt without arguments."},
-		map[string]any{"name": "test_prompt_with_arguments", "description": "A prompt with two arguments.",
-			"arguments": []any{arg("arg1", "First test argument"), arg("arg2", "Second test argument")}},
-		map[string]any{"name": "test_prompt_with_embedded_resource", "description": "A prompt with an embedded resource.",
-			"arguments": []any{arg("resourceUri", "URI of the resource to embed")}},
-		map[string]any{"name": "test_prompt_with_image", "description": "A prompt with an image."},
-		map[string]any{"name": "test_input_required_result_prompt", "description": "A prompt that asks the user for context (modern era)."},
-	}}, nil
+	return json.RawMessage(`{"prompts":[{"description":"A simple prompt without arguments.","name":"test_simple_prompt"},{"arguments":[{"description":"First test argument","name":"arg1","required":true},{"description":"Second test argument","name":"arg2","required":true}],"description":"A prompt with two arguments.","name":"test_prompt_with_arguments"},{"arguments":[{"description":"URI of the resource to embed","name":"resourceUri","required":true}],"description":"A prompt with an embedded resource.","name":"test_prompt_with_embedded_resource"},{"description":"A prompt with an image.","name":"test_prompt_with_image"},{"description":"A prompt that asks the user for context (modern era).","name":"test_input_required_result_prompt"}]}`), nil
 }
 
 func (f *fixture) getPrompt(ctx context.Context, _ mcpserver.Peer, req *jsonrpc.Request) (any, error) {
@@ -339,5 +325,5 @@ func (f *fixture) getPrompt(ctx context.Context, _ mcpserver.Peer, req *jsonrpc.
 }
 
 func (f *fixture) complete(context.Context, mcpserver.Peer, *jsonrpc.Request) (any, error) {
-	return map[string]any{"completion": map[string]any{"values": []string{"paris", "park", "party"}, "total": 3, "hasMore": false}}, nil
+	return json.RawMessage(`{"completion":{"hasMore":false,"total":3,"values":["paris","park","party"]}}`), nil
 }
