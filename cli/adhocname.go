@@ -2,6 +2,7 @@ package cli
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/config"
@@ -18,8 +19,8 @@ var launchers = map[string][]string{
 
 // launcherValueFlags are flags of launchers that take the next word as
 // their value (so that word is not the package).
-var launcherValueFlags = map[string]bool{"-p": true, "--package": true, "--from": true, "--with": true, "-e": true,
-	"--env": true, "-v": true, "--volume": true, "--name": true, "--network": true, "--entrypoint": true, "-w": true, "--workdir": true}
+var launcherValueFlags = [...]string{"-p", "--package", "--from", "--with", "-e",
+	"--env", "-v", "--volume", "--name", "--network", "--entrypoint", "-w", "--workdir"}
 
 // commandName names an ad-hoc stdio target (-- COMMAND ARGS…) as a person
 // would: the package a launcher runs (npx -y @scope/server-foo →
@@ -50,7 +51,7 @@ func packageWord(args, sub []string) string {
 		case a == "--":
 			continue
 		case strings.HasPrefix(a, "-"):
-			if launcherValueFlags[a] && !strings.Contains(a, "=") {
+			if slices.Contains(launcherValueFlags[:], a) && !strings.Contains(a, "=") {
 				i++
 			}
 			continue

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -190,13 +191,13 @@ func (inv *invocation) notTrusted(err error) {
 // whose output a session keeps as a direct start gives it. The others
 // (snapshot, diff, verify, probe, doctor, proxy, task, …) record or
 // test the server itself, so they start it.
-var sessionCommands = map[string]bool{"call": true, "read": true, "prompt": true, "test": true, "tool": true, "complete": true}
+var sessionCommands = [...]string{"call", "read", "prompt", "test", "tool", "complete"}
 
 // viaSession points opts at t's session when it has one: the command's
 // path stays the one of a direct start. It returns the daemon's answer,
 // with the tools and their check for t's pin policy (nil: no session).
 func (inv *invocation) viaSession(ctx context.Context, t *target, tf *targetFlags, opts *manager.DialOptions) *wireAnswer {
-	if tf.noSession || tf.verbose || t.server == nil || !sessionCommands[inv.cmd.name] {
+	if tf.noSession || tf.verbose || t.server == nil || !slices.Contains(sessionCommands[:], inv.cmd.name) {
 		return nil
 	}
 	req := &wireRequest{}

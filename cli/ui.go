@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -94,12 +95,12 @@ func shellQuote(w string) string { return safe.ShellQuote(w) }
 // scopes, transports): never masked, whatever a definition holds. A value
 // that is one of them is no secret worth the name, and masking it would
 // garble every table.
-var ourWords = map[string]bool{
-	"approved": true, "never approved": true, "revoked": true, "changed": true, "invalid record": true, "renewal required": true,
-	"approvals unavailable": true, "user": true, "project": true, "stdio": true, "http": true, "sse": true,
-	"disabled": true, "needs approval": true, "needs login": true, "idle": true, "connecting": true,
-	"connected": true, "failed": true, "true": true, "false": true, "null": true, "none": true, "tools": true,
-	"schema": true, "error": true, "warning": true, "hint": true, "mcpwire": true, "unknown": true,
+var ourWords = [...]string{
+	"approved", "never approved", "revoked", "changed", "invalid record", "renewal required",
+	"approvals unavailable", "user", "project", "stdio", "http", "sse",
+	"disabled", "needs approval", "needs login", "idle", "connecting",
+	"connected", "failed", "true", "false", "null", "none", "tools",
+	"schema", "error", "warning", "hint", "mcpwire", "unknown",
 }
 
 // addSecrets registers values that must never be printed (but ourWords).
@@ -107,7 +108,7 @@ func (inv *invocation) addSecrets(values ...string) {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	for _, v := range values {
-		if !ourWords[strings.ToLower(strings.TrimSpace(v))] {
+		if !slices.Contains(ourWords[:], strings.ToLower(strings.TrimSpace(v))) {
 			inv.secrets = append(inv.secrets, v)
 		}
 	}
@@ -410,8 +411,8 @@ func (inv *invocation) finish(ctx context.Context, err error) int {
 // typedColumns are the columns (by header) whose values a person types
 // or reads as words (names, scopes, states): a table never cuts them to
 // fit a terminal; the others (targets, descriptions, messages) shrink.
-var typedColumns = map[string]bool{"NAME": true, "SCOPE": true, "TRANSPORT": true, "APPROVAL": true, "AUTH": true,
-	"TYPE": true, "REQUIRED": true, "URI": true, "TEMPLATE": true, "ARGUMENTS": true, "PHASE": true}
+var typedColumns = [...]string{"NAME", "SCOPE", "TRANSPORT", "APPROVAL", "AUTH",
+	"TYPE", "REQUIRED", "URI", "TEMPLATE", "ARGUMENTS", "PHASE"}
 
 // table prints rows as aligned columns (by display width), the first
 // row as the header. On a terminal of known width, the widest columns are
@@ -437,7 +438,7 @@ func (inv *invocation) table(rows [][]string) {
 		floors := make([]int, len(widths))
 		for i := range floors {
 			floors[i] = min(widths[i], max(displayWidth(rows[0][i]), 8))
-			if typedColumns[strings.TrimSpace(rows[0][i])] {
+			if slices.Contains(typedColumns[:], strings.TrimSpace(rows[0][i])) {
 				floors[i] = widths[i] // what a person types is never cut
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -34,7 +35,7 @@ type recordedAnswer struct {
 
 // answeredMethods are the server's requests verify answers from the
 // recording.
-var answeredMethods = map[string]bool{"sampling/createMessage": true, "elicitation/create": true, "roots/list": true}
+var answeredMethods = [...]string{"sampling/createMessage", "elicitation/create", "roots/list"}
 
 // declare takes the client capabilities of the recording's first
 // request: initialize's (legacy) or those in _meta (modern).
@@ -75,7 +76,7 @@ func (a *recordedAnswers) declare(method string, params json.RawMessage) {
 
 // add keeps the client's answer to a server request of method.
 func (a *recordedAnswers) add(method string, params, result json.RawMessage, err *protocol.Error) {
-	if !answeredMethods[method] {
+	if !slices.Contains(answeredMethods[:], method) {
 		return
 	}
 	if a.byMethod == nil {
