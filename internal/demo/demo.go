@@ -104,6 +104,9 @@ type Options struct {
 
 	// Stderr receives the logs; nil discards them.
 	Stderr io.Writer
+
+	// onSession, when set, is given each session's server (tests).
+	onSession func(*server)
 }
 
 // Main runs the demo server with command-line args until ctx ends, stdin

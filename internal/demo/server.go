@@ -82,6 +82,8 @@ type server struct {
 	cancelled []string
 	calls     int
 	tasks     map[string]*demoTask // --tasks, by id
+	ended     bool                 // the session ended: no task timer is armed
+	stepping  sync.WaitGroup       // the task timers' callbacks running
 }
 
 // newMCPServer is the server package's Server for the demo with opts.
@@ -94,7 +96,11 @@ func newMCPServer(opts *Options) *mcpserver.Server {
 	o := mcpserver.Options{
 		Era: opts.Era, VersionAnswer: opts.VersionAnswer,
 		NewSession: func(sess *mcpserver.Session) mcpserver.Handler {
-			return &server{opts: opts, logw: w, sess: sess, subs: map[string]bool{}}
+			h := &server{opts: opts, logw: w, sess: sess, subs: map[string]bool{}}
+			if opts.onSession != nil {
+				opts.onSession(h)
+			}
+			return h
 		},
 		ServerInfo:     func() any { return d.serverInfo() },
 		Capabilities:   func() map[string]any { return d.withExtensions(capabilities()) },

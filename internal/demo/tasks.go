@@ -116,7 +116,7 @@ func (s *server) stepLocked(t *demoTask, now time.Time) {
 		t.timer.Stop()
 		t.timer = nil
 	}
-	if !t.cancel.IsZero() || now.Sub(t.created) >= t.work {
+	if s.ended || !t.cancel.IsZero() || now.Sub(t.created) >= t.work {
 		return
 	}
 	step := int64(now.Sub(t.created))*taskSteps/int64(max(t.work, 1)) + 1
@@ -125,16 +125,33 @@ func (s *server) stepLocked(t *demoTask, now time.Time) {
 	t.timer = time.AfterFunc(at.Sub(now), func() {
 		s.mu.Lock()
 		t := s.tasks[id]
-		if t == nil {
+		if t == nil || s.ended {
 			s.mu.Unlock()
 			return
 		}
+		s.stepping.Add(1)
+		defer s.stepping.Done()
 		now := time.Now()
 		state := s.taskState(t, now)
 		s.stepLocked(t, now)
 		s.mu.Unlock()
 		s.notifyTask(state)
 	})
+}
+
+// Ended stops the session's task timers (mcpserver.Ender) and waits for
+// a step being notified: nothing of its tasks runs after the session.
+func (s *server) Ended() {
+	s.mu.Lock()
+	s.ended = true
+	for _, t := range s.tasks {
+		if t.timer != nil {
+			t.timer.Stop()
+			t.timer = nil
+		}
+	}
+	s.mu.Unlock()
+	s.stepping.Wait()
 }
 
 // notifyTask sends a task's state to the subscriptions that follow it.

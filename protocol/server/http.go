@@ -88,9 +88,19 @@ func (s *Server) HTTPHandler() *HTTPHandler {
 func (h *HTTPHandler) Close() error {
 	h.mu.Lock()
 	h.closed = true
+	left := []*Session{h.modern}
+	if h.shared != nil {
+		left = append(left, h.shared.srv)
+	}
+	for _, s := range h.sessions {
+		left = append(left, s.srv)
+	}
 	h.mu.Unlock()
 	h.cancel()
 	h.wg.Wait()
+	for _, s := range left {
+		s.end()
+	}
 	return nil
 }
 

@@ -116,6 +116,15 @@ type Canceller interface {
 	Cancelled(id jsonrpc.ID)
 }
 
+// An Ender is a Handler told, once, that its session ended: stdio's end
+// of input, a legacy HTTP session's DELETE, expiry or eviction, or the
+// HTTPHandler's Close (the modern era's session and the sessions left).
+// It gets no more requests; it stops what it started on its own (timers,
+// goroutines) before Ended returns.
+type Ender interface {
+	Ended()
+}
+
 // AfterReply wraps a result with work to do once the reply has been sent.
 // In the modern era over streamable HTTP the request's stream is over by
 // then: what the work sends to the request's peer is dropped, and only a
@@ -243,6 +252,7 @@ func (s *Server) ended(sess *Session) {
 	if f := s.opts.SessionEnded; f != nil {
 		f(sess)
 	}
+	sess.end()
 }
 
 // Logf writes a diagnostic line with the server's prefix.
@@ -279,6 +289,17 @@ type Session struct {
 	inflight    map[jsonrpc.ID]context.CancelCauseFunc
 
 	hub hub // the modern era's subscriptions/listen streams
+
+	endOnce sync.Once
+}
+
+// end tells the session's Handler, once, that the session ended.
+func (s *Session) end() {
+	s.endOnce.Do(func() {
+		if e, ok := s.h.(Ender); ok {
+			e.Ended()
+		}
+	})
 }
 
 // NewSession returns a fresh session of s with its Handler.

@@ -211,6 +211,7 @@ func (s *Server) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 	} else {
 		<-closed
 	}
+	sess.end()
 	return result
 }
 
