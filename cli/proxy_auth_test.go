@@ -2,9 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/internal/fakeauth"
 	"github.com/mcpwire/mcpwire/oauth"
@@ -105,6 +108,41 @@ func TestProxyLogsInFirst(t *testing.T) {
 	onlyMCP(t, h)
 	if e := h.errb.String(); !strings.Contains(e, "needs a login") || !strings.Contains(e, "logged in to srv") {
 		t.Fatalf("proxy did not say it logs in:\n%s", e)
+	}
+	h.noSecret(r)
+}
+
+// TestProxyLogsInNoBrowser: first use with --no-browser. proxy prints
+// the address on stderr and waits for the browser's callback; it reads
+// nothing of stdin (the host's initialize, sent meanwhile, is answered
+// once the login is done).
+func TestProxyLogsInNoBrowser(t *testing.T) {
+	f := fakeauth.New(t)
+	r := newRunner(t)
+	delete(r.env, "BROWSER")
+	r.run(0, "add", "srv", "--url", f.URL+"/mcp")
+	h := startProxy(t, r, "srv", "--no-browser", "--no-device")
+	sent := make(chan error, 1) // stdin is read once the login is done
+	go func() {
+		_, err := io.WriteString(h.in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}`+"\n")
+		sent <- err
+	}()
+	u := h.errb.waitMatch(regexp.MustCompile(`http://\S+/authorize\?\S+`), 30*time.Second)
+	if u == "" {
+		t.Fatalf("proxy printed no address to log in at:\n%s", h.errb.String())
+	}
+	if err := fakeauth.Approve(u); err != nil { // the person, in a browser
+		t.Fatal(err)
+	}
+	h.answer(1)
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	h.echo(2, "first")
+	onlyMCP(t, h)
+	if strings.Contains(h.errb.String(), "Paste") {
+		t.Fatalf("proxy asked for a paste on the host's stdin:\n%s", h.errb.String())
 	}
 	h.noSecret(r)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -125,14 +126,43 @@ func (h *stdioHost) end() string {
 
 // safeBuffer is a bytes.Buffer that may be written while it is read.
 type safeBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{} // closed at the next write
 }
 
 func (b *safeBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.wrote != nil {
+		close(b.wrote)
+		b.wrote = nil
+	}
 	return b.b.Write(p)
+}
+
+// waitMatch waits, at most d, until what was written matches re, and
+// returns the match ("" when the time ran out).
+func (b *safeBuffer) waitMatch(re *regexp.Regexp, d time.Duration) string {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		b.mu.Lock()
+		m := re.FindString(b.b.String())
+		if m == "" && b.wrote == nil {
+			b.wrote = make(chan struct{})
+		}
+		wrote := b.wrote
+		b.mu.Unlock()
+		if m != "" {
+			return m
+		}
+		select {
+		case <-wrote:
+		case <-deadline.C:
+			return ""
+		}
+	}
 }
 
 func (b *safeBuffer) String() string {
