@@ -147,6 +147,34 @@ func TestProxyLogsInNoBrowser(t *testing.T) {
 	h.noSecret(r)
 }
 
+// TestProxyLogsInDevice: a refused refresh in the middle of the
+// session, with --device: proxy shows the code on stderr and waits for
+// the approval (RFC 8628); the call is then answered.
+func TestProxyLogsInDevice(t *testing.T) {
+	f := fakeauth.New(t)
+	f.Mu.Lock()
+	f.Device = true
+	f.Mu.Unlock()
+	r, h := proxyOf(t, f, true, "--device")
+	h.echo(2, "first")
+	f.RevokeAll()
+	h.sendEcho(3, "second")
+	select {
+	case <-f.Polled():
+	case <-time.After(30 * time.Second):
+		t.Fatalf("proxy did not wait for a device approval:\n%s", h.errb.String())
+	}
+	if err := f.Act("approve"); err != nil {
+		t.Fatal(err)
+	}
+	h.echoed(3, "second")
+	if e := h.errb.String(); !strings.Contains(e, "enter the code") {
+		t.Fatalf("proxy did not show the code on stderr:\n%s", e)
+	}
+	onlyMCP(t, h)
+	h.noSecret(r)
+}
+
 // TestProxyLogsInAgain: the grant is withdrawn in the middle of the
 // host's session (the refresh token is refused too): proxy logs in
 // again, once for the two calls refused at the same time, and both
