@@ -109,41 +109,12 @@ var peerCapabilityTools = []string{"get-roots-list", "trigger-elicitation-reques
 // inspectorSame fails t unless the Inspector printed the same through
 // the proxy (got) as directly (want), but for what the proxy changes on
 // purpose:
-//   - a modern-only target's results keep the members of the modern era
-//     (serverInfo in _meta, ttlMs and cacheScope): a legacy host ignores
-//     them, as the legacy schema lets it;
-//   - a prompt argument's "required": false is not repeated (the proxy
-//     decodes the prompt; false is the default);
 //   - server-everything lists peerCapabilityTools, and only those more.
 func inspectorSame(t *testing.T, tc inspectorCase, method []string, via, want, got string) {
 	t.Helper()
 	var w, g map[string]any
 	if json.Unmarshal([]byte(want), &w) != nil || json.Unmarshal([]byte(got), &g) != nil {
 		t.Fatalf("%s %v via %s: not JSON objects:\n%s\n%s", tc.name, method, via, want, got)
-	}
-	if tc.modernOnly {
-		delete(g, "ttlMs")
-		delete(g, "cacheScope")
-		if meta, ok := g["_meta"].(map[string]any); ok {
-			if _, ok := meta["io.modelcontextprotocol/serverInfo"].(map[string]any); !ok {
-				t.Errorf("%s %v via %s: no serverInfo in the modern result's _meta", tc.name, method, via)
-			}
-			delete(meta, "io.modelcontextprotocol/serverInfo")
-			if len(meta) == 0 {
-				delete(g, "_meta")
-			}
-		}
-	}
-	for _, m := range []map[string]any{w, g} {
-		prompts, _ := m["prompts"].([]any)
-		for _, p := range prompts {
-			args, _ := p.(map[string]any)["arguments"].([]any)
-			for _, a := range args {
-				if arg := a.(map[string]any); arg["required"] == false {
-					delete(arg, "required")
-				}
-			}
-		}
 	}
 	if tools, ok := g["tools"].([]any); ok && tc.name == "everything" {
 		kept := tools[:0:0]

@@ -292,6 +292,46 @@ type PromptArgument struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	Required    bool   `json:"required,omitempty"`
+
+	// sent: the server sent required (false too), and it is encoded
+	// again as sent (a proxy passes on what its server said).
+	sent bool
+}
+
+// promptArgument is PromptArgument without its methods.
+type promptArgument PromptArgument
+
+// UnmarshalJSON notes whether the argument's required was sent.
+func (a *PromptArgument) UnmarshalJSON(b []byte) error {
+	var w struct {
+		promptArgument
+		Required *bool `json:"required"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*a = PromptArgument(w.promptArgument)
+	if w.Required != nil {
+		a.Required, a.sent = *w.Required, true
+	}
+	return nil
+}
+
+// MarshalJSON encodes required when it is true or was sent false.
+func (a PromptArgument) MarshalJSON() ([]byte, error) {
+	if !a.sent || a.Required {
+		return json.Marshal(promptArgument(a))
+	}
+	return json.Marshal(struct {
+		promptArgument
+		Required bool `json:"required"`
+	}{promptArgument(a), false})
+}
+
+// Plain is a without what it remembers of how it was sent (a snapshot
+// holds what an argument means, not how it was spelled).
+func (a PromptArgument) Plain() PromptArgument {
+	return PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required}
 }
 
 // A PromptMessage is one message of a prompt.

@@ -6,6 +6,7 @@ package server
 // target's transport, era, tokens or process.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -446,19 +447,13 @@ func (h host) pass(raw json.RawMessage, err error) (any, error) {
 }
 
 // withoutHead is the result raw without the members the modern era puts
-// at its top (resultType, and a list's or read's ttlMs and cacheScope),
-// which a legacy result does not have; raw itself when it has none.
+// at its top (resultType, a list's or read's ttlMs and cacheScope, and
+// serverInfo in _meta), which a legacy result does not have; raw itself
+// when it has none. A _meta left empty goes too.
 func withoutHead(raw json.RawMessage) json.RawMessage {
-	head := func(key []byte) bool {
-		switch string(key) {
-		case "resultType", "ttlMs", "cacheScope":
-			return true
-		}
-		return false
-	}
 	found := false
-	jsonscan.Members(raw, func(key, _ []byte) bool {
-		found = head(key)
+	jsonscan.Members(raw, func(key, val []byte) bool {
+		found = modernHead(key, val)
 		return !found
 	})
 	if !found {
@@ -466,15 +461,72 @@ func withoutHead(raw json.RawMessage) json.RawMessage {
 	}
 	out := append(make([]byte, 0, len(raw)), '{')
 	jsonscan.Members(raw, func(key, val []byte) bool {
-		if !head(key) {
-			if len(out) > 1 {
-				out = append(out, ',')
-			}
-			out = append(append(append(append(out, '"'), key...), `":`...), val...)
+		if isKey(key, "_meta") {
+			val = withoutServerInfo(val)
+		} else if modernHead(key, val) {
+			val = nil
+		}
+		if val != nil {
+			out = appendMember(out, key, val)
 		}
 		return true
 	})
 	return append(out, '}')
+}
+
+// modernHead reports whether the member key: val of a result's top is
+// the modern era's only (or a _meta that holds serverInfo).
+func modernHead(key, val []byte) bool {
+	switch string(key) {
+	case "resultType", "ttlMs", "cacheScope":
+		return true
+	}
+	if !isKey(key, "_meta") {
+		return false
+	}
+	has := false
+	jsonscan.Members(val, func(k, _ []byte) bool {
+		has = isKey(k, MetaServerInfo)
+		return !has
+	})
+	return has
+}
+
+// isKey reports whether key, a member's name as it was quoted, is name.
+func isKey(key []byte, name string) bool {
+	if bytes.IndexByte(key, '\\') < 0 {
+		return string(key) == name
+	}
+	u, err := jsonscan.Unquote(append(append([]byte{'"'}, key...), '"'))
+	return err == nil && u == name
+}
+
+// withoutServerInfo is the _meta meta without its serverInfo; nil when
+// nothing else is in it.
+func withoutServerInfo(meta []byte) []byte {
+	if !modernHead([]byte("_meta"), meta) {
+		return meta
+	}
+	out := []byte{'{'}
+	jsonscan.Members(meta, func(key, val []byte) bool {
+		if !isKey(key, MetaServerInfo) {
+			out = appendMember(out, key, val)
+		}
+		return true
+	})
+	if len(out) == 1 {
+		return nil
+	}
+	return append(out, '}')
+}
+
+// appendMember appends the member key: val (key as it was quoted) to
+// out, an object begun.
+func appendMember(out, key, val []byte) []byte {
+	if len(out) > 1 {
+		out = append(out, ',')
+	}
+	return append(append(append(append(out, '"'), key...), `":`...), val...)
 }
 
 // callParams reads a tools/call's name, arguments and progress token

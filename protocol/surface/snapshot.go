@@ -126,6 +126,9 @@ func New(server string, init *protocol.InitializeResult, l *Listing) (*Snapshot,
 	}
 	for _, p := range l.Prompts {
 		sp := &protocol.Prompt{Name: p.Name, Title: p.Title, Description: p.Description, Arguments: slices.Clone(p.Arguments)}
+		for i := range sp.Arguments {
+			sp.Arguments[i] = sp.Arguments[i].Plain()
+		}
 		sort.SliceStable(sp.Arguments, func(i, j int) bool { return sp.Arguments[i].Name < sp.Arguments[j].Name })
 		s.Prompts = append(s.Prompts, sp)
 	}
