@@ -18,6 +18,8 @@ import (
 
 // interactionFlags say how server requests are answered without a person.
 type interactionFlags struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	elicit string
 	sample string
 	events bool

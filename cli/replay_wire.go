@@ -78,6 +78,8 @@ func faultHandler(next http.Handler, faults *replayFaults) http.Handler {
 // in small writes each flushed (slow-stream), or the stream cut in the
 // middle of an answer's event (close-stream).
 type faultWriter struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	http.ResponseWriter
 	faults *replayFaults
 	slow   bool // this stream's events go out in small writes

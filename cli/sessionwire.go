@@ -164,6 +164,8 @@ func encodeWireLine(v any) ([]byte, error) {
 // A wireConn is a socket with the reader its protocol lines were read
 // through: after the handshake it is the MCP stream's connection.
 type wireConn struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	net.Conn
 	r       *bufio.Reader
 	path    string // the socket's, for errors

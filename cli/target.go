@@ -431,6 +431,8 @@ func (inv *invocation) stderrRelay(name string) *relay {
 
 // A linePrefixer writes prefix at the start of every line.
 type linePrefixer struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	mu     sync.Mutex
 	w      io.Writer
 	prefix string

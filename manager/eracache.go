@@ -46,6 +46,8 @@ type eraFile struct {
 }
 
 type eraRecord struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	Era      protocol.Era `json:"era"`
 	Protocol string       `json:"protocol"`
 	Seen     int64        `json:"seen"` // Unix seconds

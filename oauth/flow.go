@@ -77,6 +77,8 @@ type LoginOptions struct {
 
 // session is one discovery result: where to authorize and for what.
 type session struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	resource string // the resource parameter
 	prm      *ProtectedResourceMetadata
 	md       *AuthServerMetadata
@@ -439,6 +441,8 @@ func addQuery(endpoint string, q url.Values) (string, error) {
 
 // callbackCheck validates an authorization response.
 type callbackCheck struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	state       string
 	issuer      string
 	issRequired bool

@@ -353,6 +353,8 @@ func decodeSchema(raw json.RawMessage) map[string]any {
 // position's whole path as text would use memory growing with the square
 // of the schema's depth.
 type schemaPath struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	parent *schemaPath
 	seg    string // "input" or "output" at the root, then ".name" or "[]"
 	str    string // the whole path, once spelled out
