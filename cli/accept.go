@@ -12,10 +12,17 @@ import (
 // item of this kind and name is known and fails nothing.
 type acceptRule struct{ kind, name string }
 
-// acceptKinds are the kinds a rule may name, in the words of the output
-// (a "resource template" may be written resourceTemplate).
-var acceptKinds = map[string]string{"server": "server", "capability": "capability", "tool": "tool",
-	"resource": "resource", "resourceTemplate": "resourceTemplate", "template": "resourceTemplate", "prompt": "prompt"}
+// acceptKind is the kind a rule names, in the words of the output (a
+// "resource template" may be written resourceTemplate), or false.
+func acceptKind(word string) (string, bool) {
+	switch word {
+	case "server", "capability", "tool", "resource", "resourceTemplate", "prompt":
+		return word, true
+	case "template":
+		return "resourceTemplate", true
+	}
+	return "", false
+}
 
 // readAccept reads a --accept file: one `KIND NAME` a line; blank lines
 // and lines starting with # are skipped; NAME may be * for every item of
@@ -41,7 +48,7 @@ func parseAccept(name, text string) ([]acceptRule, error) {
 			continue
 		}
 		kind, item, _ := strings.Cut(line, " ")
-		k, ok := acceptKinds[kind]
+		k, ok := acceptKind(kind)
 		item = strings.TrimSpace(item)
 		if !ok || item == "" {
 			return nil, usageErr("--accept %s:%d: %q is not KIND NAME (KIND: server, capability, tool, resource, resourceTemplate, prompt)", name, i+1, safe.Sanitize(oneLine(line, 80)))

@@ -8,13 +8,26 @@ import (
 	"github.com/mcpwire/mcpwire/config"
 )
 
-// launchers are programs that run a package named by one of their
-// arguments: the server's name is the package's, not the launcher's.
-// The value is the words that come before the package (a subcommand).
-var launchers = map[string][]string{
-	"npx": nil, "pnpx": nil, "bunx": nil, "uvx": nil, "pipx": {"run"}, "pnpm": {"dlx"}, "yarn": {"dlx"},
-	"npm": {"exec"}, "bun": {"x"}, "uv": {"run"}, "deno": {"run"}, "docker": {"run"}, "podman": {"run"},
-	"node": nil, "python": {"-m"}, "python3": {"-m"},
+// launcher says whether the program base runs a package named by one
+// of its arguments (the server's name is then the package's, not the
+// launcher's), and the words that come before the package (a
+// subcommand). A switch, not a map: no code builds it at start.
+func launcher(base string) (sub []string, ok bool) {
+	switch base {
+	case "npx", "pnpx", "bunx", "uvx", "node":
+		return nil, true
+	case "pipx", "uv", "deno", "docker", "podman":
+		return []string{"run"}, true
+	case "pnpm", "yarn":
+		return []string{"dlx"}, true
+	case "npm":
+		return []string{"exec"}, true
+	case "bun":
+		return []string{"x"}, true
+	case "python", "python3":
+		return []string{"-m"}, true
+	}
+	return nil, false
 }
 
 // launcherValueFlags are flags of launchers that take the next word as
@@ -31,7 +44,7 @@ func commandName(words []string) string {
 	base := path.Base(strings.ReplaceAll(words[0], `\`, "/"))
 	base = strings.TrimSuffix(strings.TrimSuffix(base, ".exe"), ".cmd")
 	name := base
-	if sub, ok := launchers[base]; ok {
+	if sub, ok := launcher(base); ok {
 		if pkg := packageWord(words[1:], sub); pkg != "" {
 			name = packageName(base, pkg)
 		}
