@@ -6,18 +6,30 @@ import (
 	"fmt"
 )
 
-// tomlMembers are the members of a TOML client's server entry (snake
-// case, Codex's names) by the name the JSON importer reads them as.
-var tomlMembers = map[string]string{
-	"env_vars":             "envVars",
-	"bearer_token_env_var": "bearerTokenEnvVar",
-	"http_headers":         "headers",
-	"env_http_headers":     "envHeaders",
-	"startup_timeout_sec":  "startupTimeoutSec",
-	"startup_timeout_ms":   "startupTimeoutMs",
-	"tool_timeout_sec":     "toolTimeoutSec",
-	"enabled_tools":        "enabledTools",
-	"disabled_tools":       "disabledTools",
+// tomlMember is the name the JSON importer reads a member of a TOML
+// client's server entry (snake case, Codex's names) as, or false.
+func tomlMember(k string) (string, bool) {
+	switch k {
+	case "env_vars":
+		return "envVars", true
+	case "bearer_token_env_var":
+		return "bearerTokenEnvVar", true
+	case "http_headers":
+		return "headers", true
+	case "env_http_headers":
+		return "envHeaders", true
+	case "startup_timeout_sec":
+		return "startupTimeoutSec", true
+	case "startup_timeout_ms":
+		return "startupTimeoutMs", true
+	case "tool_timeout_sec":
+		return "toolTimeoutSec", true
+	case "enabled_tools":
+		return "enabledTools", true
+	case "disabled_tools":
+		return "disabledTools", true
+	}
+	return "", false
 }
 
 // importTOML reads the servers of a client that keeps them in TOML:
@@ -94,7 +106,7 @@ func tomlEntryJSON(client string, t *tomlTable) (json.RawMessage, error) {
 			continue
 		}
 		name := k
-		if n, ok := tomlMembers[k]; ok {
+		if n, ok := tomlMember(k); ok {
 			name = n
 		}
 		v, err := tomlJSON(t.get(k))

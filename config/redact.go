@@ -20,11 +20,11 @@ type Secret struct {
 // notSecretVars are environment variables whose values are never secrets
 // and are part of ordinary output (every path under the home folder):
 // their values are not masked when a definition uses them.
-var notSecretVars = map[string]bool{
-	"HOME": true, "USER": true, "LOGNAME": true, "USERNAME": true, "PWD": true, "OLDPWD": true,
-	"TMPDIR": true, "TMP": true, "TEMP": true, "PATH": true, "SHELL": true, "TERM": true, "LANG": true,
-	"TZ": true, "HOSTNAME": true, "USERPROFILE": true, "APPDATA": true, "LOCALAPPDATA": true,
-	"XDG_CONFIG_HOME": true, "XDG_DATA_HOME": true, "XDG_CACHE_HOME": true, "XDG_RUNTIME_DIR": true,
+var notSecretVars = [...]string{
+	"HOME", "USER", "LOGNAME", "USERNAME", "PWD", "OLDPWD",
+	"TMPDIR", "TMP", "TEMP", "PATH", "SHELL", "TERM", "LANG",
+	"TZ", "HOSTNAME", "USERPROFILE", "APPDATA", "LOCALAPPDATA",
+	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
 }
 
 // SecretValues returns the secrets of the definition. Who decides what is
@@ -89,7 +89,7 @@ func (s *Server) SecretValues() []Secret {
 	}
 	if x := s.Expanded; x != nil {
 		for _, name := range slices.Sorted(maps.Keys(x.Vars)) {
-			if !notSecretVars[name] {
+			if !slices.Contains(notSecretVars[:], name) {
 				out = append(out, Secret{"${" + name + "}", x.Vars[name]})
 			}
 		}
