@@ -50,21 +50,14 @@ type Check struct {
 	Took time.Duration `json:"-"`
 }
 
-// DoctorPhases are the phases a diagnosis reports, in order, for each
-// transport. Phases that do not apply are reported as skipped, so the
-// list is stable.
-var doctorPhases = map[string][]string{
-	"stdio": {"definition", "command", "spawn", "stdout", "initialize", "version", "tools"},
-	"http":  {"definition", "dns", "tls", "http", "oauth", "login", "initialize", "version", "tools"},
-}
-
-// DoctorPhases returns the phases reported for a transport ("stdio" or
-// "http"; "sse" is reported as "http").
+// DoctorPhases returns the phases a diagnosis reports, in order, for a
+// transport ("stdio" or "http"; "sse" is reported as "http"). Phases
+// that do not apply are reported as skipped, so the list is stable.
 func DoctorPhases(transportName string) []string {
 	if transportName == "stdio" {
-		return append([]string(nil), doctorPhases["stdio"]...)
+		return []string{"definition", "command", "spawn", "stdout", "initialize", "version", "tools"}
 	}
-	return append([]string(nil), doctorPhases["http"]...)
+	return []string{"definition", "dns", "tls", "http", "oauth", "login", "initialize", "version", "tools"}
 }
 
 // DoctorOptions are what a diagnosis needs besides the Spec.
@@ -120,12 +113,8 @@ func Doctor(ctx context.Context, spec *Spec, opts *DoctorOptions) []Check {
 			d.http(ctx)
 		}
 	}
-	tr := spec.Transport
-	if tr != "stdio" {
-		tr = "http"
-	}
 	var out []Check
-	for _, p := range doctorPhases[tr] {
+	for _, p := range DoctorPhases(spec.Transport) {
 		if c, ok := d.checks[p]; ok {
 			out = append(out, *c)
 		} else {

@@ -674,15 +674,15 @@ func (s schemaDiff) properties(p *schemaPath, o, n map[string]any) {
 }
 
 // The keywords that only describe: a change of them is compatible.
-var describingKeywords = map[string]bool{
-	"description": true, "title": true, "examples": true, "default": true, "$comment": true,
-	"deprecated": true, "readOnly": true, "writeOnly": true, "$schema": true, "$id": true,
+var describingKeywords = [...]string{
+	"description", "title", "examples", "default", "$comment",
+	"deprecated", "readOnly", "writeOnly", "$schema", "$id",
 }
 
 // handledKeywords are compared by the other methods of schemaDiff.
-var handledKeywords = map[string]bool{
-	"type": true, "enum": true, "const": true, "properties": true, "required": true,
-	"additionalProperties": true, "items": true, "pattern": true, "format": true,
+var handledKeywords = [...]string{
+	"type", "enum", "const", "properties", "required",
+	"additionalProperties", "items", "pattern", "format",
 }
 
 // rest compares the keywords compare does not know one by one: a change
@@ -698,13 +698,13 @@ func (s schemaDiff) rest(p *schemaPath, o, n map[string]any) {
 	}
 	var described []string
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
-		if handledKeywords[k] || slices.Contains(lowerBounds, k) || slices.Contains(upperBounds, k) {
+		if slices.Contains(handledKeywords[:], k) || slices.Contains(lowerBounds, k) || slices.Contains(upperBounds, k) {
 			continue
 		}
 		if reflect.DeepEqual(o[k], n[k]) {
 			continue
 		}
-		if describingKeywords[k] {
+		if slices.Contains(describingKeywords[:], k) {
 			described = append(described, k)
 			continue
 		}
