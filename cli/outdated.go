@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/mcpwire/mcpwire/config"
@@ -202,10 +204,20 @@ func choiceOf(via string) registry.Choice {
 }
 
 // keepValues adds to the values given the literal env and headers of the
-// installed definition, and the URL variables of a remote (recovered from
-// its URL by the template the provenance recorded): never a ${VAR}
-// reference, which is read again.
+// installed definition, the --var values install bound (arguments and
+// variables, as the provenance recorded them), and the URL variables of a
+// remote (recovered from its URL by the template the provenance recorded,
+// for an entry installed before "vars"): never a ${VAR} reference, which
+// is read again.
 func keepValues(s *config.Server, p registry.Provenance, v registry.Values) registry.Values {
+	// upgrade --all shares the values given among its servers: each
+	// keeps its own in copies.
+	v = registry.Values{Env: cloneValues(v.Env), Headers: cloneValues(v.Headers), Vars: cloneValues(v.Vars)}
+	for k, vals := range p.BoundVars() {
+		if _, given := v.Vars[k]; !given && len(vals) > 0 && !slices.ContainsFunc(vals, isRef) {
+			v.Vars[k] = vals
+		}
+	}
 	if p.Via == "remote" {
 		for k, val := range registry.URLVars(p.Artifact, s.URL) {
 			if _, given := v.Vars[k]; !given && val != "" && !isRef(val) {
@@ -224,6 +236,14 @@ func keepValues(s *config.Server, p registry.Provenance, v registry.Values) regi
 		}
 	}
 	return v
+}
+
+// cloneValues copies m (never nil).
+func cloneValues(m map[string][]string) map[string][]string {
+	if m == nil {
+		return map[string][]string{}
+	}
+	return maps.Clone(m)
 }
 
 func isRef(v string) bool { return len(v) > 3 && v[0] == '$' && v[1] == '{' && v[len(v)-1] == '}' }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,4 +200,23 @@ func TestURLVars(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzBoundVars reads arbitrary "vars" members of a provenance: no
+// panic, and what is read, written again through Map and ProvenanceOf,
+// reads back the same.
+func FuzzBoundVars(f *testing.F) {
+	f.Add("root=%2Fsrv&tag=a&tag=b")
+	f.Add("a=%zz&;b&=c&d=")
+	f.Fuzz(func(t *testing.T, vars string) {
+		got := Provenance{Name: "a/b", Version: "1", Vars: vars}.BoundVars()
+		again := Provenance{Name: "a/b", Version: "1", Vars: url.Values(got).Encode()}
+		back, ok := ProvenanceOf(again.Map())
+		if !ok {
+			t.Fatal("the provenance does not read back")
+		}
+		if b := back.BoundVars(); len(b) != len(got) || url.Values(b).Encode() != url.Values(got).Encode() {
+			t.Fatalf("%q: read %v, then %v", vars, got, b)
+		}
+	})
 }

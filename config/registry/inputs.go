@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -42,6 +43,7 @@ type binder struct {
 	secrets  []string // variables the definition reads from the environment
 	warnings []string
 	problems []string
+	bound    url.Values // the --var values bound, secrets' left out
 }
 
 // given returns the user's values of an input.
@@ -78,6 +80,12 @@ func (b *binder) bind(kind, name, varName string, in Input, repeated bool) []str
 			return []string{b.expand(in)}
 		}
 		return []string{"${" + varName + "}"}
+	}
+	if kind == "var" && len(vals) > 0 {
+		if b.bound == nil {
+			b.bound = url.Values{}
+		}
+		b.bound[name] = vals
 	}
 	if len(vals) == 0 && in.Value != "" {
 		return []string{b.expand(in)}

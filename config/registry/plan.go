@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os/exec"
 	"sort"
 	"strings"
@@ -42,6 +43,10 @@ type Provenance struct {
 	// server.json document's.
 	Artifact string `json:"artifact"`
 	Digest   string `json:"digest"`
+	// Vars are the --var values install bound (URL variables, arguments,
+	// the {variables} of a value; never a secret's), query-encoded
+	// ("root=%2Fsrv&tag=a&tag=b"), for upgrade to bind again.
+	Vars string `json:"vars,omitempty"`
 }
 
 // Map returns the provenance as the "registry" member's object.
@@ -50,12 +55,22 @@ func (p Provenance) Map() map[string]string {
 	if p.PublishedAt != "" {
 		m["publishedAt"] = p.PublishedAt
 	}
+	if p.Vars != "" {
+		m["vars"] = p.Vars
+	}
 	return m
+}
+
+// BoundVars are the --var values install bound, by name; a member that
+// does not decode gives what decodes of it.
+func (p Provenance) BoundVars() map[string][]string {
+	v, _ := url.ParseQuery(p.Vars)
+	return v
 }
 
 // ProvenanceOf reads a "registry" member's object back.
 func ProvenanceOf(m map[string]string) (Provenance, bool) {
-	p := Provenance{URL: m["url"], Name: m["name"], Version: m["version"], PublishedAt: m["publishedAt"], Via: m["via"], Artifact: m["artifact"], Digest: m["digest"]}
+	p := Provenance{URL: m["url"], Name: m["name"], Version: m["version"], PublishedAt: m["publishedAt"], Via: m["via"], Artifact: m["artifact"], Digest: m["digest"], Vars: m["vars"]}
 	return p, p.Name != "" && p.Version != ""
 }
 
@@ -113,6 +128,7 @@ func MakePlan(e *Entry, registryURL string, o Options) (*Plan, error) {
 	if len(b.problems) > 0 {
 		return nil, &PlanError{Name: name, Reason: strings.Join(b.problems, "; ")}
 	}
+	p.Provenance.Vars = b.bound.Encode()
 	p.Entry["registry"] = p.Provenance.Map()
 	p.Missing, p.Secrets = b.missing, b.secrets
 	sort.Strings(p.Secrets)
