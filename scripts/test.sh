@@ -108,7 +108,12 @@ if [[ "${CI:-}" == "true" ]]; then
 fi
 
 step "go test -race"
-go test -race -count=1 ./...
+# -timeout: the cli package alone runs some 400 s of real peers under
+# -race on two cores (Inspector, SDK hosts, conformance-style bridges),
+# 575-590 s when other work shares the cores: go test's default of 10
+# minutes per package would kill a run that is only slow. 30 minutes
+# still stops a hung test well inside CI's bound.
+go test -race -count=1 -timeout 30m ./...
 
 step "benchmarks, once each"
 go test -short -run='^$' -bench=. -benchtime=1x ./... | grep -v '^Benchmark'
