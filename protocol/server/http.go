@@ -36,6 +36,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
@@ -430,32 +431,23 @@ func (h *HTTPHandler) originOK(origin string) bool {
 }
 
 // LoopbackHost reports whether a Host header (host, or host:port) names
-// a loopback host.
+// a loopback host, as safe.IsLoopbackHost spells one.
 func LoopbackHost(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
 	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return safe.IsLoopbackHost(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
 }
 
-// LoopbackOrigin reports whether an Origin header names a loopback host.
+// LoopbackOrigin reports whether an Origin header names a loopback host,
+// as safe.IsLoopbackHost spells one.
 func LoopbackOrigin(origin string) bool {
 	u, err := url.Parse(origin)
 	if err != nil {
 		return false
 	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return safe.IsLoopbackHost(u.Hostname())
 }
 
 func (h *HTTPHandler) metadataURL(r *http.Request) (resource, metadata string) {
