@@ -11,10 +11,11 @@ import (
 )
 
 // Network policies of a [Sandbox]. NetworkNone denies TCP connect and
-// bind (Landlock) and sockets of any other kind than stream, unix and
-// netlink ones (a seccomp filter on amd64 and arm64).
+// bind (Landlock), unix sockets (but socketpair), and sockets of any
+// other kind than TCP and netlink ones (a seccomp filter on amd64 and
+// arm64). NetworkAny allows all, unix sockets outside included.
 const (
-	NetworkNone = "none" // no TCP connect or bind, no abstract unix socket outside
+	NetworkNone = "none" // no TCP connect or bind, no unix socket, no UDP
 	NetworkAny  = "any"
 )
 

@@ -214,7 +214,7 @@ func SandboxSupport() string {
 		parts = append(parts, "signals and abstract unix sockets scoped")
 	}
 	if seccompArch {
-		parts = append(parts, "UDP, raw and packet sockets denied by a seccomp filter")
+		parts = append(parts, "UDP, unix, raw and packet sockets denied by a seccomp filter (\"network\": \"none\")")
 	} else {
 		parts = append(parts, "no socket filter on this architecture")
 	}

@@ -15,7 +15,9 @@ const python = "/usr/bin/python3"
 
 // probe is a Python program that tries what its arguments say and
 // prints "ok" or the error: "write PATH", "read PATH", "connect
-// HOST:PORT", "child OP ARG" (the same from a child process).
+// HOST:PORT", "udp HOST:PORT", "unix PATH" (a unix socket's, such as an
+// SSH agent's or the session bus'), "child OP ARG" (the same from a
+// child process).
 const probe = `
 import socket, subprocess, sys
 op, arg = sys.argv[1], sys.argv[2]
@@ -28,6 +30,9 @@ try:
         h, p = arg.rsplit(":", 1)
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s.sendto(b"x", (h, int(p))); s.close()
+    elif op == "unix":
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(10); s.connect(arg); s.close()
     elif op == "connect":
         h, p = arg.rsplit(":", 1)
         socket.create_connection((h, int(p)), timeout=10).close()
@@ -65,7 +70,9 @@ func quotePy(s string) string {
 
 // TestSandboxDenies: contained, a server cannot write outside its write
 // list, read outside its read list (a fake ~/.ssh/id_ed25519), nor open
-// a TCP connection with network none; a process it starts is held the
+// a TCP connection with network none, nor send UDP, nor connect to a
+// unix socket outside (an SSH agent's, D-Bus, whose session bus can start
+// an unconfined process); a process it starts is held the
 // same; uncontained, the same succeeds. Each denial says so (the
 // kernel's "Permission denied").
 func TestSandboxDenies(t *testing.T) {
@@ -100,12 +107,28 @@ func TestSandboxDenies(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer udp.Close()
+	agent := filepath.Join(t.TempDir(), "agent.sock")
+	unixLn, err := net.Listen("unix", agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unixLn.Close()
+	go func() {
+		for {
+			c, err := unixLn.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
 	box := &Sandbox{Network: NetworkNone, Read: SystemRead, Write: append([]string{allowed}, SystemDevices...)}
 	cases := []struct{ op, arg string }{
 		{"write", outside},
 		{"read", key},
 		{"connect", ln.Addr().String()},
 		{"udp", udp.LocalAddr().String()},
+		{"unix", agent},
 	}
 	for _, c := range cases {
 		if got := runProbe(t, box, c.op, c.arg); !strings.Contains(got, "Permission denied") {

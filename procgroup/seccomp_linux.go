@@ -21,8 +21,12 @@ const x32Bit = 0x40000000
 
 // socketFilter is a seccomp program for "network": "none" beside
 // Landlock's TCP rules: socket() of the internet families only for
-// stream sockets (which Landlock governs), of unix and netlink sockets
-// freely, of any other family (packet, raw, …) never; io_uring, which
+// stream sockets (which Landlock governs), of netlink sockets freely, of
+// unix sockets never (Landlock does not govern connecting to a unix
+// socket's path: an SSH agent, a container engine, or the session bus,
+// which starts unconfined processes on request, would be reachable;
+// socketpair still works), of any other family (packet, raw, …) never;
+// io_uring, which
 // could make sockets past the filter, refused; a foreign architecture's
 // or x32's system calls refused. The offsets of seccomp_data: nr 0,
 // arch 4, args 16 (the low halves, little endian).
@@ -37,7 +41,7 @@ func socketFilter() []unix.SockFilter {
 		/* 5 */ {Code: bpfJeqK, K: sysIoUringSetup, Jt: 10},
 		/* 6 */ {Code: bpfJeqK, K: sysSocket, Jf: 8},
 		/* 7 */ {Code: bpfLdWAbs, K: 16},
-		/* 8 */ {Code: bpfJeqK, K: unix.AF_UNIX, Jt: 6},
+		/* 8 */ {Code: bpfJeqK, K: unix.AF_UNIX, Jt: 7},
 		/* 9 */ {Code: bpfJeqK, K: unix.AF_NETLINK, Jt: 5},
 		/* 10 */ {Code: bpfJeqK, K: unix.AF_INET, Jt: 1},
 		/* 11 */ {Code: bpfJeqK, K: unix.AF_INET6, Jf: 4},
