@@ -244,10 +244,22 @@ func (inv *invocation) doctorConfigured(ctx context.Context, tf *targetFlags, ho
 	spec := &manager.Spec{Name: s.Name, Transport: s.Type, Command: s.Command, Args: s.Args, URL: s.URL}
 	if def.Status == manager.CheckOK || def.Status == manager.CheckWarn {
 		if sp, err := manager.SpecFromConfig(s); err == nil {
-			spec = sp
+			spec = inv.sandboxed(sp, s, home)
 		}
 	}
 	return inv.diagnose(ctx, tf, spec, def, home, s, spin)
+}
+
+// sandboxed is spec in the sandbox that s runs in under the home's
+// defaults, as every command that runs it: doctor must not run a
+// sandboxed server unconfined. A defaults object that cannot be read
+// stands for the strictest sandbox (config.Approvals.Defaults).
+func (inv *invocation) sandboxed(spec *manager.Spec, s *config.Server, home string) *manager.Spec {
+	var d config.Defaults
+	if ap, err := config.OpenApprovals(home); err == nil {
+		d, _ = ap.Defaults()
+	}
+	return manager.WithSandbox(spec, s, d, inv.env.Environ())
 }
 
 // diagnose runs the checks of one server within the startup budget;

@@ -232,6 +232,13 @@ func (d *doctor) session(ctx context.Context) {
 		} else if h != "" {
 			hint = h
 		}
+		if len(d.spec.Sandbox) > 0 && SandboxDenied(stderr+"\n"+detail) {
+			hint = strings.TrimSuffix(SandboxHint(d.spec)+"; "+hint, "; ")
+		}
+		if errors.As(err, new(*SandboxError)) {
+			d.fail("spawn", detail, "this machine enforces: "+SandboxSupport())
+			return
+		}
 		switch phase {
 		case PhaseSpawn:
 			d.fail("spawn", detail, "run the command by hand to see why it does not start")
