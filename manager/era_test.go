@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -290,6 +291,9 @@ func TestFirstContactFaults(t *testing.T) {
 		// answers in either order) gets 2025-06-18 too.
 		{"-32022 naming 2025-06-18", stdioRow("--era", "legacy", "--early", "unsupported-legacy", "--version-answer", "2025-06-18"), protocol.EraLegacy, "2025-06-18"},
 		{"HTML page over HTTP", htmlOnDiscover, protocol.EraLegacy, "2025-11-25"},
+		// A recognized modern error is a modern server: the client asks
+		// again with a revision the error names, never falls back.
+		{"-32022 naming 2099-01-01 and 2026-07-28 over HTTP", refusedDiscoverRow(true, "2099-01-01", protocol.ModernVersion), protocol.EraModern, protocol.ModernVersion},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
@@ -341,6 +345,94 @@ func htmlOnDiscover(t *testing.T) *Spec {
 		srv.Close()
 	})
 	return &Spec{Name: "demo", Transport: "http", URL: srv.URL + "/mcp"}
+}
+
+// discoverLog is what a front saw: the method of each request.
+type discoverLog struct {
+	mu      sync.Mutex
+	methods []string
+}
+
+func (l *discoverLog) add(m string) {
+	l.mu.Lock()
+	l.methods = append(l.methods, m)
+	l.mu.Unlock()
+}
+
+func (l *discoverLog) list() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.methods)
+}
+
+// refusedDiscover is the demo (both eras) over HTTP behind a front that
+// answers server/discover with -32022 (UnsupportedProtocolVersionError,
+// 400 Bad Request as the spec asks) naming supported: the first one
+// only when once, else every one.
+func refusedDiscover(t *testing.T, once bool, supported ...string) (*Spec, *discoverLog) {
+	h := demo.NewHTTPHandler(demo.Options{})
+	seen := &discoverLog{}
+	var refused sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal(body, &req)
+		seen.add(req.Method)
+		refuse := false
+		if req.Method == "server/discover" {
+			refuse = !once
+			refused.Do(func() { refuse = true })
+		}
+		if refuse {
+			data, _ := json.Marshal(map[string]any{"supported": supported, "requested": protocol.ModernVersion})
+			msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{
+				"code": protocol.CodeUnsupportedProtocolVersion, "message": "Unsupported protocol version", "data": json.RawMessage(data)}})
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(msg)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		h.Close()
+		srv.Close()
+	})
+	return &Spec{Name: "demo", Transport: "http", URL: srv.URL + "/mcp"}, seen
+}
+
+// refusedDiscoverRow is refusedDiscover as a row of TestFirstContactFaults.
+func refusedDiscoverRow(once bool, supported ...string) func(t *testing.T) *Spec {
+	return func(t *testing.T) *Spec {
+		spec, _ := refusedDiscover(t, once, supported...)
+		return spec
+	}
+}
+
+// A -32022 naming only revisions mcpwire does not speak is a modern
+// server all the same: the first contact fails naming them, and no
+// initialize is sent (the fallback is not keyed to an error code).
+func TestFirstContactModernErrorNoFallback(t *testing.T) {
+	proctest.Check(t)
+	spec, seen := refusedDiscover(t, false, "2099-01-01")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := Dial(ctx, spec, &DialOptions{Environ: os.Environ(), EraCache: openHome(t, t.TempDir()).EraCache()})
+	if err == nil {
+		conn.Close()
+		t.Fatalf("connected (%s %s) to a server that speaks 2099-01-01 only", conn.Era(), conn.ProtocolVersion())
+	}
+	var ue *protocol.UnsupportedVersionError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "2099-01-01") {
+		t.Errorf("error %v, want an UnsupportedVersionError naming 2099-01-01", err)
+	}
+	if m := seen.list(); slices.Contains(m, "initialize") || !slices.Contains(m, "server/discover") {
+		t.Errorf("the requests: %v; want server/discover and no initialize (no fallback after a modern error)", m)
+	}
 }
 
 // Pinned, a server that exits on the probe is not started again: the
