@@ -1,10 +1,14 @@
 package protocol_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -153,4 +157,71 @@ func TestSDKLegacyTasks(t *testing.T) {
 	if got, err := s.GetTask(ctx, task.ID); err != nil || got.Status != protocol.TaskCancelled {
 		t.Fatalf("after tasks/cancel: %+v %v", got, err)
 	}
+}
+
+// A task CallTool follows without having asked for it is cancelled with
+// tasks/cancel when the call's time is over (Options.MaxTimeout) and
+// when its context ends: the demo logs each tasks/cancel it gets.
+func TestFollowedTaskCancelled(t *testing.T) {
+	proctest.Check(t)
+	pr, pw := io.Pipe()
+	cancels := make(chan struct{}, 10)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "demo: <- tasks/cancel") {
+				cancels <- struct{}{}
+			}
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	t.Cleanup(func() { pw.Close() })
+	statuses := make(chan struct{}, 1)
+	opts := &protocol.Options{
+		Timeout: 3 * time.Second, MaxTimeout: 3 * time.Second, StartTimeout: 30 * time.Second,
+		OnNotification: func(method string, _ json.RawMessage) {
+			if method == "notifications/tasks" {
+				select {
+				case statuses <- struct{}{}:
+				default:
+				}
+			}
+		},
+	}
+	s, _ := demoSessionLogged(t, opts, pw, "--tasks", "--era", "modern", "--verbose")
+	waitCancel := func(what string) {
+		t.Helper()
+		select {
+		case <-cancels:
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: no tasks/cancel reached the server", what)
+		}
+	}
+	args := map[string]any{"ms": 60000, "poll": 20}
+	_, err := s.CallTool(context.Background(), "slow-task", args, nil)
+	var te *protocol.TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("a task past MaxTimeout: %v, want a *TimeoutError", err)
+	}
+	waitCancel("past MaxTimeout")
+
+	// Cancelled once the task runs: its first status came.
+	select {
+	case <-statuses:
+	default:
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-statuses:
+		case <-time.After(time.Minute):
+		}
+		cancel()
+	}()
+	_, err = s.CallTool(ctx, "slow-task", args, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a task whose context ended: %v", err)
+	}
+	waitCancel("context ended")
 }
