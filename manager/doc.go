@@ -60,9 +60,12 @@
 // took, the env and header values of the user's own file, the tokens of
 // the token files its HTTP servers start with) in what it hands the
 // agent: Options.Logf, the states and notices, the errors of its
-// methods, progress messages and the text of tool results (Result.Raw
-// stays as the server sent it). A server that echoes the bearer token it
-// was sent never gets it into the agent's log or model.
+// methods, progress messages, the text of tool results (Result.Raw
+// stays as the server sent it), the titles and descriptions of the
+// tools, resources, templates and prompts it lists, the text of a
+// resource read (ReadResource, read_mcp_resource) and a prompt's
+// description and messages (GetPrompt). A server that echoes the bearer
+// token it was sent never gets it into the agent's log or model.
 //
 // # Calls
 //

@@ -460,7 +460,7 @@ func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
 				}
 				t := o.tool
 				t.Name = named[j]
-				tools = append(tools, t)
+				tools = append(tools, m.masks.tool(t))
 			}
 		}
 		s.index(offers, named)
@@ -571,7 +571,7 @@ func (m *Manager) Call(ctx context.Context, qualified string, args any) (*Result
 // error; an error is a *ServerError.
 func (m *Manager) CallWith(ctx context.Context, qualified string, args any, opts *CallOptions) (*Result, error) {
 	if res, ok, err := m.callOwn(ctx, qualified, args); ok {
-		return res, err
+		return m.masks.result(res), err
 	}
 	for again := false; ; again = true {
 		s, original, err := m.lookup(qualified)

@@ -14,7 +14,9 @@ import (
 // A masker masks the configured secrets in what the Manager hands an
 // embedder that may reach a log or a model: Options.Logf, the states
 // (and so the notices and instructions), the errors of its methods, the
-// text blocks of tool results and progress messages.
+// text blocks of tool results and progress messages, the words of the
+// lists (tools, resources, templates, prompts), the text of a resource
+// read and a prompt got.
 // The secrets are those of every definition the Manager was given (the
 // values ${VAR} references took, the env and header values of the user's
 // own file: config.Server.SecretValues) and the OAuth tokens and client
@@ -78,13 +80,73 @@ func (mk *masker) state(st ServerState) ServerState {
 // result masks the secrets in the text blocks of r (what a model reads;
 // r.Raw stays as the server sent it).
 func (mk *masker) result(r *Result) *Result {
-	if mk.r.Load().Empty() {
+	if r == nil || mk.r.Load().Empty() {
 		return r
 	}
 	for i := range r.Blocks {
 		r.Blocks[i].Text = mk.text(r.Blocks[i].Text)
 	}
 	return r
+}
+
+// tool masks the secrets in the words of t that a model reads: its
+// title and description (a server may write there what it was sent).
+func (mk *masker) tool(t Tool) Tool {
+	t.Title, t.Description = mk.text(t.Title), mk.text(t.Description)
+	return t
+}
+
+// resource masks the secrets in the words of a listed resource.
+func (mk *masker) resource(r protocol.Resource) protocol.Resource {
+	r.Title, r.Description = mk.text(r.Title), mk.text(r.Description)
+	return r
+}
+
+// template masks the secrets in the words of a listed resource template.
+func (mk *masker) template(t protocol.ResourceTemplate) protocol.ResourceTemplate {
+	t.Title, t.Description = mk.text(t.Title), mk.text(t.Description)
+	return t
+}
+
+// prompt masks the secrets in the words of a listed prompt.
+func (mk *masker) prompt(p protocol.Prompt) protocol.Prompt {
+	p.Title, p.Description = mk.text(p.Title), mk.text(p.Description)
+	return p
+}
+
+// read masks the secrets in the text contents of a resource read (a
+// blob stays as sent); r itself is left as it is.
+func (mk *masker) read(r *protocol.ReadResourceResult) *protocol.ReadResourceResult {
+	if r == nil || mk.r.Load().Empty() {
+		return r
+	}
+	c := *r
+	c.Contents = slices.Clone(r.Contents)
+	for i := range c.Contents {
+		c.Contents[i].Text = mk.text(c.Contents[i].Text)
+	}
+	return &c
+}
+
+// gotPrompt masks the secrets in a prompt's description and the text of
+// its messages (what a model reads); r itself is left as it is.
+func (mk *masker) gotPrompt(r *protocol.GetPromptResult) *protocol.GetPromptResult {
+	if r == nil || mk.r.Load().Empty() {
+		return r
+	}
+	c := *r
+	c.Description = mk.text(r.Description)
+	c.Messages = slices.Clone(r.Messages)
+	for i := range c.Messages {
+		m := &c.Messages[i].Content
+		m.Text, m.Title, m.Description = mk.text(m.Text), mk.text(m.Title), mk.text(m.Description)
+		if m.Resource != nil {
+			rc := *m.Resource
+			rc.Text = mk.text(rc.Text)
+			m.Resource = &rc
+		}
+	}
+	return &c
 }
 
 // err returns err with the secrets masked in its text. An error whose

@@ -60,8 +60,8 @@ func (m *Manager) ToolsPage(ctx context.Context, server string, cursor *string) 
 				s.names[name] = t.Name
 			}
 		}
-		out.Items = append(out.Items, Tool{Name: name, Server: server, Original: t.Name, Title: t.DisplayName(),
-			Description: t.Description, InputSchema: normalizeSchema(t.InputSchema), RawInputSchema: t.InputSchema, Annotations: t.Annotations})
+		out.Items = append(out.Items, m.masks.tool(Tool{Name: name, Server: server, Original: t.Name, Title: t.DisplayName(),
+			Description: t.Description, InputSchema: normalizeSchema(t.InputSchema), RawInputSchema: t.InputSchema, Annotations: t.Annotations}))
 	}
 	return out, nil
 }
@@ -70,7 +70,7 @@ func (m *Manager) ToolsPage(ctx context.Context, server string, cursor *string) 
 // server, as ToolsPage does.
 func (m *Manager) ResourcesPage(ctx context.Context, server string, cursor *string) (*Page[Resource], error) {
 	return page(ctx, m, server, cursor, (*protocol.Session).ResourcesPage, func(r *protocol.Resource) Resource {
-		return Resource{Server: server, Resource: *r}
+		return Resource{Server: server, Resource: m.masks.resource(*r)}
 	})
 }
 
@@ -78,7 +78,7 @@ func (m *Manager) ResourcesPage(ctx context.Context, server string, cursor *stri
 // server named server, as ToolsPage does.
 func (m *Manager) ResourceTemplatesPage(ctx context.Context, server string, cursor *string) (*Page[ResourceTemplate], error) {
 	return page(ctx, m, server, cursor, (*protocol.Session).ResourceTemplatesPage, func(t *protocol.ResourceTemplate) ResourceTemplate {
-		return ResourceTemplate{Server: server, ResourceTemplate: *t}
+		return ResourceTemplate{Server: server, ResourceTemplate: m.masks.template(*t)}
 	})
 }
 
@@ -86,7 +86,7 @@ func (m *Manager) ResourceTemplatesPage(ctx context.Context, server string, curs
 // as ToolsPage does.
 func (m *Manager) PromptsPage(ctx context.Context, server string, cursor *string) (*Page[Prompt], error) {
 	return page(ctx, m, server, cursor, (*protocol.Session).PromptsPage, func(p *protocol.Prompt) Prompt {
-		return Prompt{Server: server, Prompt: *p}
+		return Prompt{Server: server, Prompt: m.masks.prompt(*p)}
 	})
 }
 

@@ -90,7 +90,7 @@ func (m *Manager) Resources(ctx context.Context) ([]Resource, error) {
 	var out []Resource
 	m.inOrder(func(s *server) {
 		for _, r := range per[s] {
-			out = append(out, Resource{Server: s.def.Name, Resource: *r})
+			out = append(out, Resource{Server: s.def.Name, Resource: m.masks.resource(*r)})
 		}
 	})
 	return out, err
@@ -111,7 +111,7 @@ func (m *Manager) ResourceTemplates(ctx context.Context) ([]ResourceTemplate, er
 	var out []ResourceTemplate
 	m.inOrder(func(s *server) {
 		for _, t := range per[s] {
-			out = append(out, ResourceTemplate{Server: s.def.Name, ResourceTemplate: *t})
+			out = append(out, ResourceTemplate{Server: s.def.Name, ResourceTemplate: m.masks.template(*t)})
 		}
 	})
 	return out, err
@@ -132,7 +132,7 @@ func (m *Manager) Prompts(ctx context.Context) ([]Prompt, error) {
 	var out []Prompt
 	m.inOrder(func(s *server) {
 		for _, p := range per[s] {
-			out = append(out, Prompt{Server: s.def.Name, Prompt: *p})
+			out = append(out, Prompt{Server: s.def.Name, Prompt: m.masks.prompt(*p)})
 		}
 	})
 	return out, err
@@ -155,7 +155,7 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*protoc
 		res, err = c.ReadResource(ctx, uri)
 		return err
 	})
-	return res, err
+	return m.masks.read(res), err
 }
 
 // GetPrompt gets the prompt name of server with args, as ReadResource
@@ -180,7 +180,7 @@ func (m *Manager) GetPrompt(ctx context.Context, server, name string, args map[s
 	if argErr != nil {
 		return nil, argErr
 	}
-	return res, err
+	return m.masks.gotPrompt(res), err
 }
 
 // Complete asks server for completions of the argument arg (typed so far:
