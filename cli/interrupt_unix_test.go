@@ -4,9 +4,11 @@ package cli_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/internal/proctest"
 )
@@ -42,5 +44,39 @@ func TestInterruptJSONCode(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out.String()), &doc); err != nil || doc.OK || doc.Error.Code != "interrupted" || doc.Error.Phase == "internal" {
 		t.Errorf("the --json document of an interrupted call (%v):\n%s", err, out.String())
+	}
+}
+
+// TestInterruptCancelsTask sends SIGINT to mcpwire while call --task
+// waits for a task: mcpwire sends tasks/cancel (the demo logs it), says
+// so, and exits 130.
+func TestInterruptCancelsTask(t *testing.T) {
+	proctest.Check(t)
+	r := newRunner(t)
+	cmd, lines, code := started(t, r, "call", "--task", "--verbose", "slow-task", "ms=60000", "poll=50", "--", r.bin, "serve-demo", "--tasks", "--verbose")
+	// The wait subscribes after the call made the task.
+	waitLine(t, lines, "demo: <- subscriptions/listen")
+	cmd.Process.Signal(syscall.SIGINT)
+	// Both, in either order: the demo's log is relayed apart.
+	want := []string{"demo: <- tasks/cancel", "cancelled task "}
+	deadline := time.After(hang)
+	for len(want) > 0 {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("mcpwire's stderr ended without %q", want)
+			}
+			want = slices.DeleteFunc(want, func(w string) bool { return strings.Contains(l, w) })
+		case <-deadline:
+			t.Fatalf("no %q on mcpwire's stderr", want)
+		}
+	}
+	select {
+	case c := <-code:
+		if c != 130 {
+			t.Errorf("exit %d, want 130", c)
+		}
+	case <-time.After(hang):
+		t.Fatal("mcpwire did not exit after the task was cancelled")
 	}
 }

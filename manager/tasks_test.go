@@ -2,12 +2,15 @@ package manager
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/peers"
 	"github.com/mcpwire/mcpwire/internal/proctest"
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -113,5 +116,73 @@ func TestManagerSkills(t *testing.T) {
 	}
 	if _, err := m.GetSkill(ctx, "plain", "greeting"); err == nil {
 		t.Error("a server without skills gave one")
+	}
+}
+
+// Tasks through the Manager against a real server: the TypeScript SDK's
+// (scripts/peers/sdk-tasks-server.mjs on @modelcontextprotocol/sdk), which
+// implements the tasks of 2025-11-25 (no released server implements the
+// 2026-07-28 extension). A tool whose taskSupport is optional comes back
+// as a *Task with CallOptions.Task and Wait gives its result; one whose
+// taskSupport is required runs as a task through a plain Call; Cancel
+// ends a task cancelled, as OpenTask then says; a failed task gives the
+// tool's result with isError, as 2025-11-25 has tasks/result return it.
+func TestManagerSDKTasks(t *testing.T) {
+	proctest.Check(t)
+	argv := peers.SDKTasks(t)
+	home := t.TempDir()
+	entry, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"sdk": map[string]any{"command": argv[0], "args": argv[1:]}}})
+	if err := os.WriteFile(filepath.Join(home, config.FileName), entry, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Options{Config: loadConfig(t, home), Home: openHome(t, home), TrustAll: true, StartupTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	tools := mustTools(t, m)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	res, err := m.CallWith(ctx, toolNamed(t, tools, "sdk", "slow"), map[string]any{"ms": 200}, &CallOptions{Task: true})
+	if err != nil || res.Task == nil || res.Task.Server != "sdk" || res.Task.Tool != "slow" {
+		t.Fatalf("CallWith Task: %+v %v", res, err)
+	}
+	task := res.Task
+	if st, err := task.Status(ctx); err != nil || st.ID != task.ID {
+		t.Fatalf("Status: %+v %v", st, err)
+	}
+	res, err = task.Wait(ctx)
+	if err != nil || res.Text() != "done after 200 ms" || task.Last().Status != protocol.TaskCompleted {
+		t.Fatalf("Wait: %+v %v", res, err)
+	}
+
+	res, err = m.Call(ctx, toolNamed(t, tools, "sdk", "must-task"), map[string]any{"ms": 50})
+	if err != nil || res.Task != nil || res.Text() != "done after 50 ms" {
+		t.Fatalf("a required task through Call: %+v %v", res, err)
+	}
+
+	res, err = m.CallWith(ctx, toolNamed(t, tools, "sdk", "slow"), map[string]any{"ms": 60000}, &CallOptions{Task: true})
+	if err != nil || res.Task == nil {
+		t.Fatalf("a long task: %+v %v", res, err)
+	}
+	if err := res.Task.Cancel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again, err := m.OpenTask(ctx, "sdk", res.Task.ID)
+	if err != nil || again.Last().Status != protocol.TaskCancelled {
+		t.Fatalf("OpenTask after Cancel: %+v %v", again, err)
+	}
+
+	res, err = m.CallWith(ctx, toolNamed(t, tools, "sdk", "broken"), nil, &CallOptions{Task: true})
+	if err != nil || res.Task == nil {
+		t.Fatalf("broken: %+v %v", res, err)
+	}
+	// 2025-11-25: tasks/result of a failed tool call is its result,
+	// isError set: the tool's own error, as a plain call gives it.
+	broken := res.Task
+	res, err = broken.Wait(ctx)
+	if err != nil || !res.IsError || res.Text() != "broken as asked" || broken.Last().Status != protocol.TaskFailed {
+		t.Errorf("Wait of a failed task: %+v %v (status %s)", res, err, broken.Last().Status)
 	}
 }
