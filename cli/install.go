@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/config"
@@ -51,6 +52,9 @@ type installJob struct {
 	yes     bool
 	// expect, in sync, is the lock's entry the plan must match.
 	expect *registry.Locked
+	// have, in sync, is the entry .mcp.json already holds: approved as
+	// it is when the plan gives the same definition, else replaced.
+	have *config.Server
 }
 
 func runInstall(ctx context.Context, inv *invocation, args []string) error {
@@ -189,7 +193,8 @@ func (inv *invocation) install(ctx context.Context, home string, job *installJob
 	if err != nil {
 		return nil, err
 	}
-	inv.eprintf("%s %s@%s from %s as %s (%s scope, %s):\n", verbOf(job), safe.Sanitize(prov.Name), safe.Sanitize(prov.Version),
+	keep := job.have != nil && sameDefinition(job.have.Raw, def)
+	inv.eprintf("%s %s@%s from %s as %s (%s scope, %s):\n", verbOf(job, keep), safe.Sanitize(prov.Name), safe.Sanitize(prov.Version),
 		safe.Sanitize(job.client.URL()), safe.Sanitize(job.local), job.scope, safe.Sanitize(job.path))
 	inv.eprintf("%s\n", inv.jsonForPeople(def))
 	desc := job.entry.Server.Description
@@ -215,17 +220,9 @@ func (inv *invocation) install(ctx context.Context, home string, job *installJob
 			return nil, &failure{code: ExitConfig, server: job.local, phase: manager.PhaseApproval, err: fmt.Errorf("not approved: nothing written")}
 		}
 	}
-	put, result := config.AddServerContext, "installed"
-	if job.replace {
-		put, result = config.ReplaceServerContext, "upgraded"
-	}
-	s, err := put(ctx, job.path, job.scope, job.local, p.Entry)
+	s, result, err := inv.putEntry(ctx, job, p, keep)
 	if err != nil {
-		f := inv.configFailure(job.local, err).(*failure)
-		if !job.replace {
-			f.hints = append(f.hints, "or install it under another name: --as NAME")
-		}
-		return nil, f
+		return nil, err
 	}
 	ap, err := config.OpenApprovals(home)
 	if err != nil {
@@ -234,7 +231,7 @@ func (inv *invocation) install(ctx context.Context, home string, job *installJob
 	if err := ap.ApproveContext(ctx, s); err != nil {
 		return nil, &failure{code: ExitConfig, server: job.local, phase: manager.PhaseApproval, err: err}
 	}
-	if job.scope == config.ScopeProject {
+	if job.scope == config.ScopeProject && job.expect == nil {
 		if err := updateLock(ctx, registry.LockPath(job.path), job.local, registry.LockedOf(prov, job.entry.Digest)); err != nil {
 			return nil, &failure{code: ExitConfig, server: job.local, phase: manager.PhaseConfig, err: err}
 		}
@@ -243,8 +240,46 @@ func (inv *invocation) install(ctx context.Context, home string, job *installJob
 		Via: prov.Via, Artifact: prov.Artifact, Digest: prov.Digest, Secrets: nonNil(p.Secrets), Warnings: nonNil(p.Warnings), PostInstall: nonNil(p.PostInstall)}, nil
 }
 
-func verbOf(job *installJob) string {
-	if job.replace {
+// putEntry writes the plan's definition into job's file (a new entry,
+// or one replaced); keep leaves job.have as it is. It returns the entry
+// to approve and the result's word.
+func (inv *invocation) putEntry(ctx context.Context, job *installJob, p *registry.Plan, keep bool) (*config.Server, string, error) {
+	if keep {
+		return job.have, "approved", nil
+	}
+	put, result := config.AddServerContext, "installed"
+	switch {
+	case job.have != nil:
+		put = config.ReplaceServerContext
+	case job.replace:
+		put, result = config.ReplaceServerContext, "upgraded"
+	}
+	s, err := put(ctx, job.path, job.scope, job.local, p.Entry)
+	if err != nil {
+		f := inv.configFailure(job.local, err).(*failure)
+		if !job.replace && job.have == nil {
+			f.hints = append(f.hints, "or install it under another name: --as NAME")
+		}
+		return nil, "", f
+	}
+	return s, result, nil
+}
+
+// sameDefinition reports whether an entry as written (raw) and a
+// planned definition (def) are the same JSON value.
+func sameDefinition(raw, def []byte) bool {
+	var a, b any
+	if json.Unmarshal(raw, &a) != nil || json.Unmarshal(def, &b) != nil {
+		return false
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func verbOf(job *installJob, keep bool) string {
+	switch {
+	case keep:
+		return "approving"
+	case job.replace:
 		return "upgrading to"
 	}
 	return "installing"

@@ -26,8 +26,8 @@ type syncLine struct {
 	Server  string `json:"server"`
 	Name    string `json:"name"`
 	Version string `json:"version"`
-	// Result: "in sync", "installed", "locked" (the lock follows the
-	// file), "drift".
+	// Result: "in sync", "installed", "approved" (in this home, as the
+	// file has it), "locked" (the lock follows the file), "drift".
 	Result string `json:"result"`
 	Drift  string `json:"drift"`
 }
@@ -152,22 +152,34 @@ func (inv *invocation) syncOne(ctx context.Context, home string, ap *config.Appr
 	if e.Official.Status == registry.StatusDeprecated && !inv.json {
 		inv.say("warning: %s: the registry marks %s@%s deprecated%s\n", safe.Sanitize(name), safe.Sanitize(l.Name), safe.Sanitize(l.Version), safe.Sanitize(suffix(e.Official.StatusMessage)))
 	}
+	vals := registry.Values{Env: map[string][]string{}, Headers: map[string][]string{}, Vars: map[string][]string{}}
 	if s != nil {
-		if relock {
-			line.Result = "locked"
+		// Approved here: nothing to do. Never approved in this home (a
+		// clone on another machine), or changed since: install what the
+		// lock says over it, which approves the entry as it is when the
+		// registry's document gives the same definition. A revoked entry
+		// stays revoked.
+		switch ap.State(s) {
+		case config.Approved, config.Revoked:
+			if relock {
+				line.Result = "locked"
+			}
+			return line, nil
 		}
-		return line, nil
+		p, _ := registry.ProvenanceOf(s.Registry)
+		vals = keepValues(s, p, vals)
 	}
-	job := &installJob{client: c, entry: e, choice: choiceOf(l.Via), values: registry.Values{Env: map[string][]string{}, Headers: map[string][]string{}, Vars: map[string][]string{}},
-		local: name, path: projectFile(inv), scope: config.ScopeProject, yes: yes, expect: &l}
-	if _, err := inv.install(ctx, home, job); err != nil {
+	job := &installJob{client: c, entry: e, choice: choiceOf(l.Via), values: vals,
+		local: name, path: projectFile(inv), scope: config.ScopeProject, yes: yes, expect: &l, have: s}
+	res, err := inv.install(ctx, home, job)
+	if err != nil {
 		var f *failure
 		if frozen && errors.As(err, &f) && f.phase == manager.PhaseConfig {
 			return drift("%v", f.err)
 		}
 		return line, err
 	}
-	line.Result = "installed"
+	line.Result = res.Result
 	return line, nil
 }
 
