@@ -69,7 +69,7 @@ func FuzzBundleManifest(f *testing.F) {
 		base := t.TempDir()
 		dir := filepath.Join(base, "b")
 		os.Mkdir(dir, 0o700)
-		if unpack(zr, dir) != nil {
+		if unpack(zr, dir, MaxBundleUnpacked) != nil {
 			return
 		}
 		entries, _ := os.ReadDir(base)

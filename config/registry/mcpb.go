@@ -30,6 +30,9 @@ const (
 type Bundles struct {
 	Dir  string
 	HTTP *http.Client // nil: a client honouring HTTPS_PROXY, no redirects
+	// MaxUnpacked bounds a bundle's files, unpacked; 0 is
+	// MaxBundleUnpacked.
+	MaxUnpacked int64
 }
 
 // A Manifest is what mcpwire reads of an MCPB bundle's manifest.json.
@@ -66,7 +69,8 @@ func (e *BundleError) Error() string {
 // Fetch downloads the bundle at rawURL over HTTPS, checks its SHA-256
 // against want (the registry does not; the client must), and unpacks it
 // under b.Dir: no path outside its folder, no symbolic links, at most
-// MaxBundleUnpacked bytes. A bundle already unpacked is reused.
+// MaxBundleUnpacked bytes (b.MaxUnpacked). A bundle already unpacked is
+// reused.
 func (b *Bundles) Fetch(ctx context.Context, rawURL, want string) (string, *Manifest, error) {
 	bad := func(f string, a ...any) (string, *Manifest, error) {
 		return "", nil, &BundleError{URL: rawURL, Reason: fmt.Sprintf(f, a...)}
@@ -104,7 +108,11 @@ func (b *Bundles) Fetch(ctx context.Context, rawURL, want string) (string, *Mani
 	if err != nil {
 		return bad("%v", err)
 	}
-	if err := unpack(zr, tmp); err != nil {
+	limit := b.MaxUnpacked
+	if limit <= 0 {
+		limit = MaxBundleUnpacked
+	}
+	if err := unpack(zr, tmp, limit); err != nil {
 		os.RemoveAll(tmp)
 		return bad("%v", err)
 	}
@@ -187,7 +195,8 @@ func readManifest(zr []*zipMember) (*Manifest, error) {
 	return nil, fmt.Errorf("no manifest.json")
 }
 
-func unpack(zr []*zipMember, dir string) error {
+// unpack writes the members of zr under dir, at most limit bytes.
+func unpack(zr []*zipMember, dir string, limit int64) error {
 	if len(zr) > MaxBundleFiles {
 		return fmt.Errorf("more than %d members", MaxBundleFiles)
 	}
@@ -212,7 +221,7 @@ func unpack(zr []*zipMember, dir string) error {
 		if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 			return err
 		}
-		n, err := writeMember(f, target, MaxBundleUnpacked-total)
+		n, err := writeMember(f, target, limit-total, limit)
 		if err != nil {
 			return fmt.Errorf("member %q: %v", f.Name, err)
 		}
@@ -221,7 +230,7 @@ func unpack(zr []*zipMember, dir string) error {
 	return nil
 }
 
-func writeMember(f *zipMember, target string, room int64) (int64, error) {
+func writeMember(f *zipMember, target string, room, limit int64) (int64, error) {
 	rc, err := f.Open()
 	if err != nil {
 		return 0, err
@@ -240,7 +249,7 @@ func writeMember(f *zipMember, target string, room int64) (int64, error) {
 		err = cerr
 	}
 	if err == nil && n > room {
-		err = fmt.Errorf("the bundle unpacks to more than %d bytes", MaxBundleUnpacked)
+		err = fmt.Errorf("the bundle unpacks to more than %d bytes", limit)
 	}
 	return n, err
 }
