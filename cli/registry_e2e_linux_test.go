@@ -424,15 +424,26 @@ func TestRegistryEndToEnd(t *testing.T) {
 	delete(file["mcpServers"], "everything")
 	mcpOther, _ := json.Marshal(file)
 	os.WriteFile(filepath.Join(other.dir, ".mcp.json"), mcpOther, 0o600)
+	// The entries the file holds were never approved in this home: sync
+	// approves the remote as it is and unpacks the bundle here.
 	res = other.run(t, "sync", "--frozen", "--yes").want(t, 0)
-	if !strings.Contains(res.stdout, "everything") || !strings.Contains(res.stdout, "installed") {
-		t.Errorf("sync --frozen did not install everything:\n%s", res)
+	for _, want := range []string{"everything@1.1.0  installed", "remote@1.0.0  approved", "bundle@1.0.0  installed"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("sync --frozen on another machine: no %q:\n%s", want, res)
+		}
 	}
 	lockOther, _ := os.ReadFile(filepath.Join(other.dir, "mcp.lock"))
 	if !bytes.Equal(lockOther, lock) {
 		t.Errorf("sync --frozen changed the lock:\n%s\nwas\n%s", lockOther, lock)
 	}
-	other.run(t, "test", "--startup-timeout", "120s", "everything").want(t, 0)
+	if mcpOther, _ = os.ReadFile(filepath.Join(other.dir, ".mcp.json")); !strings.Contains(string(mcpOther), filepath.Join(other.home, "mcp-bundles", sha(bundleBytes))) {
+		t.Errorf("the bundle is not unpacked in this home:\n%s", mcpOther)
+	}
+	for _, name := range []string{"everything", "remote", "bundle"} {
+		if res = other.run(t, "test", "--startup-timeout", "120s", name); res.code != 0 {
+			t.Errorf("test %s on another machine: %s", name, res)
+		}
+	}
 
 	// Drift: the registry deletes a locked entry.
 	setStatus(t, base, anon+"bundle", "1.0.0", "deleted", "bad build")
