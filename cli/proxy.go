@@ -2,15 +2,18 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
+	"github.com/mcpwire/mcpwire/manager"
 	"github.com/mcpwire/mcpwire/protocol"
 	mcpserver "github.com/mcpwire/mcpwire/protocol/server"
 )
@@ -68,38 +71,125 @@ func runProxy(ctx context.Context, inv *invocation, args []string) error {
 		}
 	}
 	fwd := mcpserver.NewForwarder()
-	var popts protocol.Options
-	fwd.ClientOptions(&popts)
-	conn, err := inv.connect(ctx, t, &tf, popts)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	fwd.Attach(conn.Session)
+	pt := &proxyTarget{inv: inv, t: t, tf: &tf, fwd: fwd}
+	fwd.ClientOptions(&pt.popts)
+	fwd.SetDial(pt.dial)
+	defer pt.close()
 	sopts = fwd.Options(sopts)
-	if g := newProxyGate(t, conn.Init().Instructions); g != nil {
-		fwd.SetGate(g)
-		sopts.Instructions = g.instructions
+	live := sopts.Instructions
+	sopts.Instructions = func() string {
+		if g := pt.pinGate(); g != nil {
+			return g.instructions()
+		}
+		return live()
 	}
 	srv := mcpserver.New(sopts)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		select {
-		case <-conn.Done():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	pt.ctx, pt.cancel = ctx, cancel
 	if pf.listen == "" {
 		err := srv.ServeStdio(ctx, inv.env.Stdin, inv.env.Stdout)
 		fwd.Release() // the host's end of input ends its subscriptions
 		if err != nil {
 			return err
 		}
+		conn, derr := pt.current()
+		if conn == nil {
+			return derr // the target never connected: why, if it was tried
+		}
 		return inv.targetEnded(t, conn.Err(), ctx)
 	}
 	return inv.serveListen(ctx, srv, pf.listen, "proxy", safe.Sanitize(t.spec.Name))
+}
+
+// A proxyTarget is the proxy's connection to its target, made when the
+// first host says what it declares and made again (the forwarder
+// decides) when a later host declares more: the target is told what
+// the hosts declared, never more.
+type proxyTarget struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
+	inv    *invocation
+	t      *target
+	tf     *targetFlags
+	popts  protocol.Options
+	fwd    *mcpserver.Forwarder
+	ctx    context.Context
+	cancel context.CancelFunc // ends the proxy (its target's session ended)
+
+	mu   sync.Mutex
+	conn *manager.Conn // the current connection, nil before the first
+	err  error         // the last connection's failure while none was made
+	gate *proxyGate    // nil: nothing pinned (made at the first connection)
+}
+
+// dial is the forwarder's Dial: it connects the target declaring caps
+// (in the proxy's lifetime, not the host's request's) and closes the
+// connection it replaces.
+func (pt *proxyTarget) dial(_ context.Context, caps json.RawMessage) (*protocol.Session, error) {
+	opts := pt.popts
+	opts.Declare = caps
+	conn, err := pt.inv.connect(pt.ctx, pt.t, pt.tf, opts)
+	pt.mu.Lock()
+	old := pt.conn
+	if err != nil {
+		if old == nil {
+			pt.err = err
+		}
+		pt.mu.Unlock()
+		return nil, err
+	}
+	pt.conn, pt.err = conn, nil
+	g := pt.gate
+	if g == nil {
+		g = newProxyGate(pt.t) // connect checked the pinned surface
+		pt.gate = g
+	}
+	pt.mu.Unlock()
+	if g != nil {
+		g.setLive(conn.Init().Instructions)
+		pt.fwd.SetGate(g)
+	}
+	go pt.watch(conn)
+	if old != nil {
+		old.Close()
+	}
+	return conn.Session, nil
+}
+
+// watch ends the proxy when conn, still the current connection, ends.
+func (pt *proxyTarget) watch(conn *manager.Conn) {
+	select {
+	case <-conn.Done():
+		pt.mu.Lock()
+		cur := pt.conn == conn
+		pt.mu.Unlock()
+		if cur {
+			pt.cancel()
+		}
+	case <-pt.ctx.Done():
+	}
+}
+
+// current is the current connection, or why none was made.
+func (pt *proxyTarget) current() (*manager.Conn, error) {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	return pt.conn, pt.err
+}
+
+// pinGate is the gate of the pinned surface, nil when none.
+func (pt *proxyTarget) pinGate() *proxyGate {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	return pt.gate
+}
+
+// close closes the current connection.
+func (pt *proxyTarget) close() {
+	if conn, _ := pt.current(); conn != nil {
+		conn.Close()
+	}
 }
 
 // targetEnded says why the proxy ended when its target did.

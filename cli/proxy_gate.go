@@ -15,19 +15,27 @@ import (
 // tools/list the target answers (a server may change its tools in the
 // middle of a session).
 type proxyGate struct {
-	t    *target
-	live string // the instructions the server gave at initialize
+	t *target
 
 	mu    sync.Mutex
+	live  string // the instructions the server gave at initialize
 	check *manager.SurfaceCheck
 }
 
 // newProxyGate is the gate of t, nil when nothing is pinned for it.
-func newProxyGate(t *target, live string) *proxyGate {
+func newProxyGate(t *target) *proxyGate {
 	if t.surface == nil {
 		return nil
 	}
-	return &proxyGate{t: t, live: live, check: t.surface}
+	return &proxyGate{t: t, check: t.surface}
+}
+
+// setLive notes the instructions of the target's initialize (of its
+// latest connection).
+func (g *proxyGate) setLive(live string) {
+	g.mu.Lock()
+	g.live = live
+	g.mu.Unlock()
 }
 
 // Listed checks the tools listed again.
@@ -39,7 +47,10 @@ func (g *proxyGate) Listed(_ context.Context, tools []*protocol.Tool) {
 	} else {
 		def, _ := ap.Defaults()
 		pin, newTools := manager.PinPolicy(g.t.server, def.Pin, def.NewTools)
-		c = manager.CheckSurface(ap, g.t.server, pin, newTools, tools, g.live)
+		g.mu.Lock()
+		live := g.live
+		g.mu.Unlock()
+		c = manager.CheckSurface(ap, g.t.server, pin, newTools, tools, live)
 	}
 	g.mu.Lock()
 	c.Instructions = g.check.Instructions // what initialize handed out stays

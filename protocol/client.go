@@ -68,7 +68,7 @@ func (s *Session) answer(ctx context.Context, req *jsonrpc.Request) (result any,
 		switch p.Mode {
 		case "", "form":
 		case "url":
-			if !s.opts.ElicitURL || !hasElicitationModes(s.ProtocolVersion()) {
+			if s.opts.Declare == nil && (!s.opts.ElicitURL || !hasElicitationModes(s.ProtocolVersion())) {
 				return failed(jsonrpc.NewError(jsonrpc.CodeInvalidParams, "url mode elicitation was not declared"))
 			}
 		default:

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -74,10 +75,20 @@ type modernState struct {
 	version string
 	base    []byte // `"key":value,…` without braces: version, clientInfo, clientCapabilities
 	meta    []byte // `"_meta":{base}`: the member most requests add, as it is
+
+	// The states of the same version declaring another client's
+	// capabilities (WithDeclared), by that client's object; bounded.
+	mu       sync.Mutex
+	variants map[string]*modernState
 }
 
 // newModernState encodes the _meta members of version.
 func (s *Session) newModernState(version string) (*modernState, error) {
+	return s.encodeModernState(version, s.clientCapabilities(version))
+}
+
+// encodeModernState encodes the _meta members of version, declaring caps.
+func (s *Session) encodeModernState(version string, caps map[string]any) (*modernState, error) {
 	b := make([]byte, 0, 256)
 	add := func(key string, v any) error {
 		raw, err := jsonrpc.MarshalParams(v)
@@ -98,7 +109,7 @@ func (s *Session) newModernState(version string) (*modernState, error) {
 	if err := add(metaClientInfo, Implementation{Name: s.opts.ClientName, Version: s.opts.ClientVersion}); err != nil {
 		return nil, err
 	}
-	if err := add(metaClientCapabilities, s.clientCapabilities(version)); err != nil {
+	if err := add(metaClientCapabilities, caps); err != nil {
 		return nil, err
 	}
 	meta := jsonrpc.AppendString(nil, "_meta")

@@ -103,6 +103,13 @@ type Options struct {
 	// nil leaves the sampling capability undeclared. An *jsonrpc.Error it
 	// returns is sent as is (code -1 for "the user rejected the request").
 	Sample func(ctx context.Context, p json.RawMessage) (any, error)
+	// Declare, when set, is the capabilities object of another client
+	// (a proxy's host) declared in place of what Roots, Elicit, ElicitURL
+	// and Sample imply: its roots, sampling and elicitation as it wrote
+	// them (in the forms of the revision spoken), and its extensions
+	// beside the session's own. The handlers still answer: a request
+	// the other client did not declare is theirs to refuse.
+	Declare json.RawMessage
 
 	// Trace, when set, puts every request of the session in that trace
 	// (traceparent, tracestate and baggage in _meta, both eras); a call's
@@ -375,6 +382,9 @@ func (sess *Session) initialized(ctx, ictx context.Context, version string, stri
 // clientCapabilities declares only what the options supply. The modern
 // era has no roots/list_changed notification: its roots capability is {}.
 func (s *Session) clientCapabilities(version string) map[string]any {
+	if s.opts.Declare != nil {
+		return declaredCapabilities(version, s.opts.Declare)
+	}
 	caps := map[string]any{}
 	if s.opts.Roots != nil {
 		caps["roots"] = map[string]any{"listChanged": true}
@@ -655,6 +665,9 @@ func (sc *sessionCall) send() error {
 	ctx := sc.cctx
 	var parts [][]byte // the params in parts, for a retry whose members may be big
 	if ms := s.modern.Load(); ms != nil {
+		if d := declaredIn(ctx); d != nil {
+			ms = ms.declaring(s, d)
+		}
 		if rq.more != nil {
 			parts, err = ms.withMetaParts(params, meta, s.logLevel(), rq.more...)
 		} else {

@@ -40,6 +40,10 @@ type Forwarder struct {
 	// before one is not cached after it.
 	toolsGen int
 
+	dial     Dial          // nil: Attach gives the target
+	dialing  chan struct{} // held by the one dial running
+	declared ClientCaps    // what the target was connected declaring (with dial)
+
 	relay *InputRelay    // a modern host's requests that the target asks input of
 	subs  *Subscriptions // the hosts' resource subscriptions, made on the target
 
@@ -107,7 +111,8 @@ func (f *Forwarder) ended(s *Session) {
 	f.subs.Release(s)
 }
 
-// Attach gives the forwarder its target; the server answers from then on.
+// Attach gives the forwarder its target; the server answers from then
+// on. (SetDial instead connects it when a host declares what it can.)
 func (f *Forwarder) Attach(target *protocol.Session) {
 	f.mu.Lock()
 	f.target = target
@@ -207,14 +212,21 @@ func updatedURI(params any) string {
 // askHost sends a server request to a host that can answer it.
 func (f *Forwarder) askHost(ctx context.Context, method string, params, out any) error {
 	f.mu.Lock()
-	var peer Peer
+	var peers []Peer
+	var sessions []*Session
 	for s, p := range f.hosts {
-		if p != nil && s.Version() != "" {
-			peer = p
-			break
+		if p != nil {
+			peers, sessions = append(peers, p), append(sessions, s)
 		}
 	}
 	f.mu.Unlock()
+	var peer Peer
+	for i, s := range sessions {
+		if s.Version() != "" && declares(s.Capabilities(), method) {
+			peer = peers[i]
+			break
+		}
+	}
 	// The request of a modern host the ask belongs to; else the one
 	// running (a legacy target's request names none); else a legacy host.
 	raw, asked, err := f.relay.Ask(ctx, method, params)
@@ -223,7 +235,7 @@ func (f *Forwarder) askHost(ctx context.Context, method string, params, out any)
 	case peer != nil:
 		raw, err = peer.Call(ctx, method, params)
 	default:
-		return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "%s: the host behind the proxy cannot be asked (no legacy session, no request of a modern one)", method)
+		return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "%s: no host behind the proxy declared it (no legacy session that did, no request of a modern one)", method)
 	}
 	if err != nil {
 		return err
@@ -266,6 +278,7 @@ func (f *Forwarder) Options(base Options) Options {
 	}
 	base.Instructions = func() string { return init().Instructions }
 	base.KnownResource = func(string) bool { return true }
+	base.Hello = f.hello
 	base.SessionEnded = f.ended
 	base.Listened = f.subs.Listened
 	base.NewSession = func(s *Session) Handler {
@@ -285,15 +298,26 @@ type forwardSession struct {
 
 // Serve forwards one request.
 func (fs *forwardSession) Serve(ctx context.Context, p Peer, req *jsonrpc.Request) (any, error) {
-	if Modern(ctx) == nil {
+	mr := Modern(ctx)
+	if mr == nil {
 		fs.f.mu.Lock()
 		fs.f.hosts[fs.s] = p
 		fs.f.mu.Unlock()
+	}
+	if fs.f.dial != nil {
+		caps := fs.s.Capabilities
+		if mr != nil {
+			caps = func() ClientCaps { return mr.Caps }
+		}
+		if err := fs.f.hello(ctx, caps()); err != nil {
+			return nil, hostError(err)
+		}
 	}
 	t, err := fs.f.session(ctx)
 	if err != nil {
 		return nil, err
 	}
+	ctx = fs.f.carry(ctx, t, fs.s)
 	g := fs.f.toolGate()
 	if err := gateCall(g, req); err != nil {
 		return nil, err

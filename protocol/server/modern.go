@@ -137,6 +137,11 @@ func (s *Session) handleModern(ctx context.Context, p Peer, req *jsonrpc.Request
 	var res any
 	switch req.Method {
 	case "server/discover":
+		if o.Hello != nil {
+			if err := o.Hello(ctx, mr.Caps); err != nil {
+				return nil, err
+			}
+		}
 		if o.Hold != nil {
 			if err := o.Hold(ctx); err != nil {
 				return nil, err

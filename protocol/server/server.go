@@ -161,6 +161,10 @@ type Options struct {
 	// Early answers a legacy request that comes before initialize; nil
 	// answers -32600.
 	Early func(ctx context.Context, req *jsonrpc.Request) error
+	// Hello is told what a client declared before its initialize or
+	// server/discover is answered (and before Hold): a bridge connects
+	// its server declaring it. An error is the answer.
+	Hello func(ctx context.Context, caps ClientCaps) error
 	// Hold is called before answering initialize or server/discover; an
 	// error is the answer (a test's server that hangs waits on ctx).
 	Hold func(ctx context.Context) error
@@ -338,6 +342,14 @@ func (s *Session) Version() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.version
+}
+
+// Capabilities is what the legacy session's client declared at
+// initialize (none before).
+func (s *Session) Capabilities() ClientCaps {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps
 }
 
 // LogLevel is the legacy session's log level.

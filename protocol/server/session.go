@@ -126,14 +126,19 @@ type InitializeParams struct {
 
 func (s *Session) initialize(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	o := &s.srv.opts
+	var in InitializeParams
+	if err := Decode(req.Params, &in); err != nil {
+		return nil, err
+	}
+	if o.Hello != nil {
+		if err := o.Hello(ctx, in.Capabilities); err != nil {
+			return nil, err
+		}
+	}
 	if o.Hold != nil {
 		if err := o.Hold(ctx); err != nil {
 			return nil, err
 		}
-	}
-	var in InitializeParams
-	if err := Decode(req.Params, &in); err != nil {
-		return nil, err
 	}
 	version := in.ProtocolVersion
 	if !slices.Contains(o.Versions, version) {

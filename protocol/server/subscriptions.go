@@ -176,3 +176,26 @@ func (t *Subscriptions) drop(ctx context.Context, uri string) {
 		_ = t.up.Subscribe(ctx, uri)
 	}
 }
+
+// Held lists the resources some host holds (a bridge that connected to
+// its server again subscribes to them there).
+func (t *Subscriptions) Held() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var uris []string
+	for _, subs := range t.sessions {
+		for uri := range subs {
+			if !slices.Contains(uris, uri) {
+				uris = append(uris, uri)
+			}
+		}
+	}
+	for l := range t.listens {
+		for _, uri := range l.uris {
+			if !slices.Contains(uris, uri) {
+				uris = append(uris, uri)
+			}
+		}
+	}
+	return uris
+}

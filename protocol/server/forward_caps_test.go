@@ -1,0 +1,288 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// The capabilities a forwarder declares to its target, seen by the
+// target: every byte crosses pipes, as over stdio (host → proxy's
+// server, proxy's client → target).
+
+// onPipes serves srv over stdio on pipes and returns the client's end.
+func onPipes(t *testing.T, srv *Server) jsonrpc.Stream {
+	t.Helper()
+	cr, sw := io.Pipe() // the server's output
+	sr, cw := io.Pipe() // the server's input
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.ServeStdio(ctx, sr, sw)
+		sw.Close()
+	}()
+	t.Cleanup(func() {
+		cw.Close()
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("a server on pipes did not end")
+		}
+	})
+	return jsonrpc.NewLineStream(cr, cw, cw)
+}
+
+// capsTarget is a target of era that answers the tool "caps" with the
+// capabilities its client declared (at initialize, or in the call's
+// _meta), and "sample" by asking its client for a sample.
+func capsTarget(era string) *Server {
+	tools := func() map[string]any { return map[string]any{"tools": map[string]any{}} }
+	return New(Options{Era: era, Capabilities: tools, NewSession: func(s *Session) Handler {
+		return HandlerFunc(func(ctx context.Context, p Peer, req *jsonrpc.Request) (any, error) {
+			switch req.Method {
+			case "tools/list":
+				return map[string]any{"tools": []any{}}, nil
+			case "tools/call":
+			default:
+				return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "no %s", req.Method)
+			}
+			var in struct{ Name string }
+			_ = json.Unmarshal(req.Params, &in)
+			text := ""
+			if in.Name == "sample" {
+				raw, err := p.Call(ctx, "sampling/createMessage", map[string]any{"messages": []any{}, "maxTokens": 1})
+				if err != nil {
+					return nil, err
+				}
+				text = string(raw)
+			} else {
+				caps := s.Capabilities()
+				if mr := Modern(ctx); mr != nil {
+					caps = mr.Caps
+				}
+				text = string(MustJSON(caps))
+			}
+			return map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}, nil
+		})
+	}})
+}
+
+// A capsProxy is a forwarder in front of a capsTarget, dialing it as a
+// proxy does.
+type capsProxy struct {
+	srv   *Server
+	dials atomic.Int32
+}
+
+func newCapsProxy(t *testing.T, era string) *capsProxy {
+	target := capsTarget(era)
+	f := NewForwarder()
+	var popts protocol.Options
+	f.ClientOptions(&popts)
+	cp := &capsProxy{}
+	f.SetDial(func(ctx context.Context, caps json.RawMessage) (*protocol.Session, error) {
+		cp.dials.Add(1)
+		o := popts
+		o.Declare = caps
+		s, err := protocol.Connect(ctx, onPipes(t, target), &o)
+		if err == nil {
+			t.Cleanup(func() { s.Close() })
+		}
+		return s, err
+	})
+	cp.srv = New(f.Options(Options{}))
+	return cp
+}
+
+// A capsHost is a host of the proxy: legacy (caps declared at
+// initialize) or modern (caps in each request's _meta).
+type capsHost struct {
+	t      *testing.T
+	conn   *jsonrpc.Conn
+	modern bool
+	caps   string
+	asked  atomic.Int32 // sampling/createMessage requests it was sent
+}
+
+func newCapsHost(t *testing.T, cp *capsProxy, modern bool, caps string) *capsHost {
+	h := &capsHost{t: t, modern: modern, caps: caps}
+	h.conn = jsonrpc.NewConn(onPipes(t, cp.srv), &jsonrpc.ConnOptions{
+		Handle: func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			if req.Method != "sampling/createMessage" {
+				return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "no %s", req.Method)
+			}
+			h.asked.Add(1)
+			return map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "sampled"}, "model": "m"}, nil
+		},
+	})
+	t.Cleanup(func() { h.conn.Close() })
+	if !modern {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, err := h.conn.Call(ctx, "initialize", json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"host","version":"1"}}`))
+		if err != nil {
+			t.Fatalf("initialize: %v", err)
+		}
+		_ = h.conn.Notify(ctx, "notifications/initialized", nil)
+	}
+	return h
+}
+
+// call calls the tool name through the proxy, declaring caps (a modern
+// host; "" its own), and returns the text of its answer.
+func (h *capsHost) call(name, caps string) (string, error) {
+	h.t.Helper()
+	if caps == "" {
+		caps = h.caps
+	}
+	params := `{"name":"` + name + `","arguments":{}}`
+	if h.modern {
+		params = `{"name":"` + name + `","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}`
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	raw, err := h.conn.Call(ctx, "tools/call", json.RawMessage(params))
+	if err != nil {
+		return "", err
+	}
+	var res struct {
+		Content []struct{ Text string }
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || len(res.Content) != 1 {
+		h.t.Fatalf("not a result of one text: %s", raw)
+	}
+	return res.Content[0].Text, nil
+}
+
+// seen is the capabilities the target saw, as ClientCaps encode them,
+// without the proxy's own extensions of the modern era.
+func (h *capsHost) seen(caps string) string {
+	h.t.Helper()
+	text, err := h.call("caps", caps)
+	if err != nil {
+		h.t.Fatalf("caps: %v", err)
+	}
+	var c ClientCaps
+	if err := json.Unmarshal([]byte(text), &c); err != nil {
+		h.t.Fatalf("caps: %v: %s", err, text)
+	}
+	delete(c.Extensions, protocol.ExtTasks)
+	delete(c.Extensions, protocol.ExtSkills)
+	if len(c.Extensions) == 0 {
+		c.Extensions = nil
+	}
+	return string(MustJSON(c))
+}
+
+const fullCaps = `{"roots":{"listChanged":true},"sampling":{"tools":{}},"elicitation":{"form":{},"url":{}},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html"]}},"experimental":{"x":{}}}`
+
+// TestForwarderDeclaresHostCaps: the target is told what the host
+// declared, no more: nothing for a host that declared nothing (in either
+// era, to a target of either era), the host's roots, sampling and
+// elicitation with their members, and its extensions, for one that
+// declared them (roots without listChanged to a modern target, which has
+// no such notification).
+func TestForwarderDeclaresHostCaps(t *testing.T) {
+	wantFull := map[string]string{
+		EraLegacy: `{"roots":{"listChanged":true},"sampling":{"tools":{}},"elicitation":{"form":{},"url":{}},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html"]}}}`,
+		EraModern: `{"roots":{},"sampling":{"tools":{}},"elicitation":{"form":{},"url":{}},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html"]}}}`,
+	}
+	for _, targetEra := range []string{EraLegacy, EraModern} {
+		for _, modern := range []bool{false, true} {
+			name := "legacy host to " + targetEra
+			if modern {
+				name = "modern host to " + targetEra
+			}
+			t.Run(name, func(t *testing.T) {
+				for caps, want := range map[string]string{`{}`: `{}`, fullCaps: wantFull[targetEra]} {
+					cp := newCapsProxy(t, targetEra)
+					h := newCapsHost(t, cp, modern, caps)
+					if got := h.seen(""); got != want {
+						t.Errorf("host declared %s: the target saw %s, want %s", caps, got, want)
+					}
+					if n := cp.dials.Load(); n != 1 {
+						t.Errorf("host declared %s: %d connections to the target, want 1", caps, n)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestForwarderDeclaresPerRequest: a modern host's requests declare
+// what each declares. A modern target is told each request's; a legacy
+// one (capabilities at initialize) is connected again declaring the
+// union when a request declares more than it was told.
+func TestForwarderDeclaresPerRequest(t *testing.T) {
+	cp := newCapsProxy(t, EraModern)
+	h := newCapsHost(t, cp, true, `{}`)
+	for _, caps := range []string{`{}`, `{"sampling":{}}`, `{}`, `{"elicitation":{"form":{}}}`} {
+		if got := h.seen(caps); got != caps {
+			t.Errorf("modern target: a request declaring %s was seen declaring %s", caps, got)
+		}
+	}
+	if n := cp.dials.Load(); n != 1 {
+		t.Errorf("modern target: %d connections, want 1", n)
+	}
+
+	cp = newCapsProxy(t, EraLegacy)
+	h = newCapsHost(t, cp, true, `{"roots":{}}`)
+	if got := h.seen(""); got != `{"roots":{}}` {
+		t.Errorf("legacy target: saw %s, want the first request's", got)
+	}
+	if got := h.seen(`{"sampling":{}}`); got != `{"roots":{},"sampling":{}}` {
+		t.Errorf("legacy target: saw %s after a request with sampling, want the union", got)
+	}
+	if got := h.seen(`{}`); got != `{"roots":{},"sampling":{}}` || cp.dials.Load() != 2 {
+		t.Errorf("legacy target: saw %s after %d connections, want the union after 2", got, cp.dials.Load())
+	}
+}
+
+// TestForwarderManyHosts: the hosts of one forwarder (--listen) are
+// declared together: a host that declares more than the target was told
+// has it connected again declaring the union; a server request goes
+// only to a host that declared its capability, and when none did the
+// target is answered -32601.
+func TestForwarderManyHosts(t *testing.T) {
+	cp := newCapsProxy(t, EraLegacy)
+	bare := newCapsHost(t, cp, false, `{}`)
+	if got := bare.seen(""); got != `{}` {
+		t.Fatalf("one host that declared nothing: the target saw %s", got)
+	}
+	_, err := bare.call("sample", "")
+	var je *jsonrpc.Error
+	if err == nil || !strings.Contains(err.Error(), "sampling/createMessage") {
+		t.Errorf("a sample with no host that declared sampling: %v, want the target's -32601 passed on", err)
+	} else if errors.As(err, &je) && je.Code != jsonrpc.CodeMethodNotFound {
+		t.Errorf("a sample with no host that declared sampling: code %d", je.Code)
+	}
+
+	sampler := newCapsHost(t, cp, false, `{"sampling":{}}`)
+	for _, h := range []*capsHost{sampler, bare} {
+		if got := h.seen(""); got != `{"sampling":{}}` || cp.dials.Load() != 2 {
+			t.Errorf("a second host declared sampling: the target saw %s after %d connections, want sampling after 2", got, cp.dials.Load())
+		}
+	}
+	for _, h := range []*capsHost{bare, sampler} {
+		if text, err := h.call("sample", ""); err != nil || !strings.Contains(text, "sampled") {
+			t.Errorf("a sample through the proxy: %q, %v", text, err)
+		}
+	}
+	if bare.asked.Load() != 0 || sampler.asked.Load() != 2 {
+		t.Errorf("samples asked of the host that did not declare it: %d, of the one that did: %d; want 0 and 2", bare.asked.Load(), sampler.asked.Load())
+	}
+	newCapsHost(t, cp, false, `{"sampling":{}}`)
+	if n := cp.dials.Load(); n != 2 {
+		t.Errorf("a third host declaring nothing new: %d connections, want 2", n)
+	}
+}
