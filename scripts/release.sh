@@ -80,11 +80,18 @@ noinline=(
 	crypto/mlkem crypto/des crypto/rc4 crypto/md5 crypto/dsa crypto/elliptic crypto/internal/fips140/check
 	encoding/pem log log/internal internal/fmtsort os/exec os/signal runtime/debug path/filepath io/fs
 )
-gcflags=()
+# Every package names a generic function's shape by a hash when the
+# shape's name is longer than 64 characters (-d=maxshapelen=64; the
+# compiler's default is 500): names such as slices.pdqsortCmpFunc[go.shape.
+# struct { …twelve fields… }] are kept whole in the binary's function
+# table. The code is the same; a stack trace shows the hash: -24,576 bytes.
+shape=maxshapelen=64
+gcflags=("-gcflags=all=-d=$shape")
 # The same code keeps a make of a variable length on the heap
 # (-d=variablemakethreshold=0): the compiler would otherwise give each
 # such make a small stack buffer and the code to choose: -24,576 bytes.
-for p in "${noinline[@]}"; do gcflags+=("-gcflags=$p=-l -d=variablemakethreshold=0"); done
+# (A package's flags replace those of all=, so they repeat the shape's.)
+for p in "${noinline[@]}"; do gcflags+=("-gcflags=$p=-l -d=variablemakethreshold=0,$shape"); done
 
 names=()
 for t in $targets; do
