@@ -52,8 +52,9 @@ func TestScripts(t *testing.T) {
 	}
 	// When every script is done, no process any of them started remains.
 	proctest.Check(t)
-	// Scripts that need the npm peers run under [peers], with $NODE22 and
-	// $EVERYTHING (server-everything's script: exec $NODE22 $EVERYTHING stdio).
+	// Scripts that need the npm peers run under [peers], with $NODE22,
+	// $EVERYTHING (server-everything's script: exec $NODE22 $EVERYTHING stdio)
+	// and $SDKTASKS (the TypeScript SDK's tasks server: $NODE22 $SDKTASKS).
 	root, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +66,7 @@ func TestScripts(t *testing.T) {
 	scripttest.Run(t, &scripttest.Params{
 		Dir:        filepath.Join("testdata", "script"),
 		Binary:     scriptBinary,
-		Env:        []string{"NODE22=" + node, "EVERYTHING=" + everything},
+		Env:        []string{"NODE22=" + node, "EVERYTHING=" + everything, "SDKTASKS=" + filepath.Join(root, "scripts", "peers", "sdk-tasks-server.mjs")},
 		Conditions: map[string]bool{"peers": ok},
 	})
 }
