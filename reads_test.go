@@ -28,7 +28,10 @@ var readAllowed = map[string]string{
 	"cli/prompt_unix.go": "the terminal (/dev/tty) of a prompt",
 	// The session daemon's log (appended to, never read) and the pipe
 	// that tells its starter it listens (written, never read).
-	"cli/daemon_unix.go": "opens the session daemon's log to append to it, and its ready pipe to write it; reads nothing",
+	"cli/daemon_unix.go":    "opens the session daemon's log to append to it, and its ready pipe to write it; reads nothing",
+	"cli/daemon_windows.go": "opens the session daemon's log to append to it, and its ready pipe to write it; reads nothing",
+	// A named pipe of the user's (the session daemon's), not a file.
+	"internal/safe/pipe_windows.go": "opens and wraps named pipes (the session daemon's), not files",
 	// A sandbox's paths, opened with O_PATH to name them to Landlock.
 	"procgroup/sandbox_linux.go": "opens sandbox paths with O_PATH for Landlock rules, reads nothing",
 }

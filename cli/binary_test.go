@@ -26,6 +26,13 @@ var built struct {
 func BuiltBinary(t testing.TB) string {
 	t.Helper()
 	built.once.Do(func() {
+		if bin := os.Getenv("MCPWIRE_TEST_BINARY"); bin != "" {
+			// Built beforehand (a Windows test binary run under wine,
+			// where there is no go to build with: see
+			// TestSessionsWindowsUnderWine).
+			built.bin = bin
+			return
+		}
 		built.dir, built.err = os.MkdirTemp("", "mcpwire-cli-test-")
 		if built.err != nil {
 			return

@@ -122,16 +122,6 @@ func (inv *invocation) daemonFor(ctx context.Context, home string) (*wireConn, e
 	return dialDaemon(ctx, p)
 }
 
-// removeSocket removes what is at the socket's path, unless it is a
-// folder (never ours to remove).
-func removeSocket(path string) error {
-	err := removeIfNotDir(path)
-	if err != nil {
-		return fmt.Errorf("removing the old session socket %s: %w", path, err)
-	}
-	return nil
-}
-
 // runSessions is `sessions [--json]`.
 func runSessions(ctx context.Context, inv *invocation, args []string) error {
 	fs := newFlagSet("sessions")

@@ -147,9 +147,7 @@ func runSessionDaemon(ctx context.Context, inv *invocation, args []string) error
 	cancel()
 	wg.Wait()
 	d.endAll("the daemon stopped")
-	if fi, err := os.Lstat(p.sock); err == nil && fi.Mode().Type() == os.ModeSocket {
-		os.Remove(p.sock)
-	}
+	dropSocket(p.sock)
 	inv.say("session daemon %d stopped\n", os.Getpid())
 	return nil
 }

@@ -4,6 +4,8 @@ package cli
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -41,6 +43,59 @@ func listenPrivate(p sessionPaths) (net.Listener, error) {
 		return nil, err
 	}
 	return ln, nil
+}
+
+// dialSocket connects to the daemon's socket at p: the socket and its
+// folder checked first, the peer after.
+func dialSocket(ctx context.Context, p sessionPaths) (net.Conn, error) {
+	if err := checkPrivate(p.dir, true); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, errNoDaemon
+		}
+		return nil, err
+	}
+	if err := checkPrivate(p.sock, false); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, errNoDaemon
+		}
+		return nil, err
+	}
+	d := net.Dialer{Timeout: helloWait}
+	c, err := d.DialContext(ctx, "unix", p.sock)
+	if err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, os.ErrNotExist) {
+			return nil, errNoDaemon
+		}
+		return nil, err
+	}
+	if err := checkPeer(c); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// mayListen says whether a daemon may listen at p: its socket exists.
+func mayListen(p sessionPaths) bool {
+	_, err := os.Lstat(p.sock)
+	return err == nil
+}
+
+// removeSocket removes what is at the socket's path, unless it is a
+// folder (never ours to remove).
+func removeSocket(path string) error {
+	err := removeIfNotDir(path)
+	if err != nil {
+		return fmt.Errorf("removing the old session socket %s: %w", path, err)
+	}
+	return nil
+}
+
+// dropSocket removes the daemon's socket as it stops.
+func dropSocket(path string) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().Type() == os.ModeSocket {
+		os.Remove(path)
+	}
 }
 
 // signalReady tells the starter (on descriptor fd, when given) that the

@@ -7,11 +7,8 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
-	"os"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mcpwire/mcpwire/config"
@@ -22,28 +19,8 @@ import (
 // dialDaemon connects to the daemon at p: the socket and its folder
 // checked first, the peer after. Its hello is read by hello or ask.
 func dialDaemon(ctx context.Context, p sessionPaths) (*wireConn, error) {
-	if err := checkPrivate(p.dir, true); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, errNoDaemon
-		}
-		return nil, err
-	}
-	if err := checkPrivate(p.sock, false); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, errNoDaemon
-		}
-		return nil, err
-	}
-	d := net.Dialer{Timeout: helloWait}
-	c, err := d.DialContext(ctx, "unix", p.sock)
+	c, err := dialSocket(ctx, p)
 	if err != nil {
-		if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, os.ErrNotExist) {
-			return nil, errNoDaemon
-		}
-		return nil, err
-	}
-	if err := checkPeer(c); err != nil {
-		c.Close()
 		return nil, err
 	}
 	wc := newWireConn(c)
@@ -137,7 +114,7 @@ func (inv *invocation) sessionAsk(ctx context.Context, t *target, budget time.Du
 		return nil, nil
 	}
 	p := inv.sessionPathsOf(t.home)
-	if _, err := os.Lstat(p.sock); err != nil {
+	if !mayListen(p) {
 		return nil, nil // the common case: no daemon, nothing to ask
 	}
 	c, err := dialDaemon(ctx, p)

@@ -39,7 +39,7 @@ func pathsOf(home string, getenv func(string) string) sessionPaths {
 		sum := sha256.Sum256([]byte(filepath.Clean(home)))
 		dir = filepath.Join(rt, "mcpwire-"+hex.EncodeToString(sum[:6]))
 	}
-	return sessionPaths{dir: dir, sock: filepath.Join(dir, "daemon.sock"), lock: filepath.Join(dir, "daemon.lock"),
+	return sessionPaths{dir: dir, sock: socketPath(dir), lock: filepath.Join(dir, "daemon.lock"),
 		log: filepath.Join(home, "sessions.log")}
 }
 
@@ -101,7 +101,7 @@ func checkPrivate(path string, dir bool) error {
 	switch {
 	case fi.Mode().Type() != want:
 		return &untrustedError{path, "not " + kind + " (" + fi.Mode().Type().String() + ")", dir}
-	case fi.Mode().Perm()&0o077 != 0:
+	case othersMayReach(fi):
 		return &untrustedError{path, fmt.Sprintf("mode %04o: others may reach it", fi.Mode().Perm()), dir}
 	}
 	if uid, ok := ownerOf(fi); ok && uid != os.Getuid() {

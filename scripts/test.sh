@@ -8,6 +8,7 @@
 #      scripts/chromium.sh: Debian's chromium for the real-browser test;
 #      scripts/shells.sh: bash, zsh and fish for the completion tests;
 #      scripts/cmark.sh: cmark-gfm for the Markdown escaping tests;
+#      scripts/wine.sh: wine, to run the Windows session tests;
 #      scripts/registry.sh: the MCP Registry server and PostgreSQL
 #   2. gofmt: no unformatted Go file
 #   3. go vet ./...
@@ -59,6 +60,18 @@ if ! bash scripts/shells.sh; then
 		exit 1
 	fi
 	echo "shells: not all installed; the completion tests will skip the missing ones"
+fi
+
+step "wine"
+# The Windows session test (cli/wine_linux_test.go) runs the Windows
+# build's named-pipe and session tests under wine; scripts/wine.sh
+# installs it with apt-get. In CI a failure stops the run; elsewhere the
+# test skips.
+if ! bash scripts/wine.sh; then
+	if [[ "${CI:-}" == "true" ]]; then
+		exit 1
+	fi
+	echo "wine: not installed; the Windows session test will skip"
 fi
 
 step "cmark"

@@ -14,10 +14,12 @@
 //   - atomic writes that never follow a symbolic link at their destination
 //     ([WritePrivate], [WriteAtomic], [WriteNew]);
 //   - file locks across read-modify-write ([Lock]);
+//   - on Windows, named pipes of the user's alone, each end checking the
+//     other's user (ListenPipe, DialPipe, CheckPipePeer);
 //   - the one bounded reader of files ([ReadFile]): regular files only,
 //     a size limit per [Kind]; every file mcpwire reads goes through it
 //     (TestOneReader in the module's root checks it).
 //
 // It is a leaf: it imports nothing of mcpwire, only the standard library
-// and golang.org/x/sys (for file locks).
+// and golang.org/x/sys (for file locks and pipes).
 package safe
