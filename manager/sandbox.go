@@ -2,6 +2,7 @@ package manager
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/config"
@@ -49,8 +50,12 @@ func sandboxLayers(def *config.Server, d config.Defaults, environ []string) (out
 		outer = nil // the user's own file says
 	}
 	if outer != nil && !outer.Off {
-		out = append(out, &transport.Sandbox{Network: outer.Network, BestEffort: outer.BestEffort,
-			Read: tildes(outer.Read, home), Write: tildes(outer.Write, home)})
+		read, write := tildes(outer.Read, home), tildes(outer.Write, home)
+		if def.ProjectText() {
+			base := projectFolder(def)
+			read, write = anchored(read, base), anchored(write, base)
+		}
+		out = append(out, &transport.Sandbox{Network: outer.Network, BestEffort: outer.BestEffort, Read: read, Write: write})
 		from = append(from, outerFrom)
 	}
 	if own != nil && !own.Off && def.Expanded != nil {
@@ -59,6 +64,35 @@ func sandboxLayers(def *config.Server, d config.Defaults, environ []string) (out
 		from = append(from, "definition")
 	}
 	return out, from
+}
+
+// projectFolder is the folder a relative path of the home's default
+// means for a project server: the folder of the project file that
+// defines it, or, for one imported into the user's file, mcpwire's
+// working folder; never the folder the server runs in, which the
+// project's text chooses ("cwd"): a default's "." must not become the
+// user's home. "" when it cannot be known.
+func projectFolder(def *config.Server) string {
+	if def.Scope == config.ScopeProject && def.Source != "" {
+		return filepath.Dir(def.Source)
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// anchored makes the relative paths absolute under base; without a base
+// they are left out (fewer rights, never more).
+func anchored(paths []string, base string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		switch {
+		case filepath.IsAbs(p):
+			out = append(out, p)
+		case base != "":
+			out = append(out, filepath.Join(base, p))
+		}
+	}
+	return out
 }
 
 // tildes expands a leading ~ to home.

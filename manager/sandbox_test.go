@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,5 +59,58 @@ func TestSandboxedFilesystemServer(t *testing.T) {
 	}
 	if b, err := os.ReadFile(file); err != nil || string(b) != "contained" {
 		t.Fatalf("the file written: %q %v", b, err)
+	}
+}
+
+// TestProjectCannotMoveTheDefaultsFolder: the home's projectSandbox lets
+// project servers write "." (the project); a project server whose "cwd"
+// is another folder (the user's home, say) still writes only the
+// project folder: a default's relative path is anchored where the
+// project file is, not where the project's text runs the server. The
+// server, python writing a file in each, is held by the kernel.
+func TestProjectCannotMoveTheDefaultsFolder(t *testing.T) {
+	proctest.Check(t)
+	if abi, err := procgroup.LandlockABI(); abi < 4 {
+		if peers.InCI() {
+			t.Fatalf("Landlock ABI %d (%v): CI runs the sandbox tests", abi, err)
+		}
+		t.Skipf("Landlock ABI %d (%v)", abi, err)
+	}
+	home := t.TempDir()
+	proj, victim := filepath.Join(home, "project"), t.TempDir()
+	if err := os.Mkdir(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"defaults": {"projectSandbox": {"network": "none", "write": ["."]}}}`
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const prog = `import sys
+for p in sys.argv[1:]:
+    try:
+        open(p, "w").write("x")
+    except Exception as e:
+        print(p, e, file=sys.stderr)
+`
+	entry, _ := json.Marshal(map[string]any{"command": "/usr/bin/python3", "cwd": victim,
+		"args": []string{"-c", prog, "planted", filepath.Join(proj, "written")}})
+	if err := os.WriteFile(filepath.Join(proj, ".mcp.json"), []byte(`{"mcpServers": {"p": `+string(entry)+`}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Options{Config: loadConfig(t, home), Home: openHome(t, home), TrustAll: true, StartupTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.Tools(context.Background()) // starts it; it exits without speaking MCP
+	waitFor(t, "the server's start to fail", func() bool { return state(t, m, "p").State == StateFailed })
+	if st := state(t, m, "p"); !st.Sandboxed {
+		t.Fatalf("the project server is not sandboxed: %+v", st)
+	}
+	if _, err := os.Stat(filepath.Join(proj, "written")); err != nil {
+		t.Errorf("the project folder, which the default allows, was not written: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(victim, "planted")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the server's cwd, a folder the default does not name, was written: %v", err)
 	}
 }
