@@ -284,12 +284,19 @@ func (p *Plan) pkg(e *Entry, b *binder, o Options, typ string) error {
 	default:
 		return &PlanError{Name: e.Server.Name, Reason: fmt.Sprintf("package type %q is not supported (npm, pypi, nuget, oci, mcpb)", typ)}
 	}
-	p.Entry = map[string]any{"command": cmd, "args": nonNil(args)}
+	p.Entry = map[string]any{"command": cmd, "args": nonNil(args), "startupTimeout": FirstStartTimeout}
 	if env != nil {
 		p.Entry["env"] = env
 	}
 	return nil
 }
+
+// FirstStartTimeout is the startupTimeout (seconds) of a definition that
+// runs a package through its runtime (npx, uvx, dnx, docker): its first
+// start downloads the package, which the default bound of 30 s may not
+// cover (server-everything's first start through npx took 27 s on a busy
+// two-core machine).
+const FirstStartTimeout = 120
 
 func nonNil(s []string) []string {
 	if s == nil {

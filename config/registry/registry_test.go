@@ -194,6 +194,10 @@ func TestPlanNPMPinsExactlyAndBindsArguments(t *testing.T) {
 	if p.Entry["command"] != "npx" || !slices.Equal(p.Entry["args"].([]string), want) {
 		t.Fatalf("command %v args %q", p.Entry["command"], p.Entry["args"])
 	}
+	// The first start downloads the package: more than the default 30 s.
+	if p.Entry["startupTimeout"] != FirstStartTimeout {
+		t.Fatalf("startupTimeout %v, want %d", p.Entry["startupTimeout"], FirstStartTimeout)
+	}
 	if env := p.Entry["env"].(map[string]string); env["API_KEY"] != "${API_KEY}" || env["REGION"] != "eu" {
 		t.Fatalf("env %v", env)
 	}
