@@ -44,6 +44,10 @@ type Forwarder struct {
 	dialing  chan struct{} // held by the one dial running
 	declared ClientCaps    // what the target was connected declaring (with dial)
 
+	// A host's roots changed: the target is told, once for the
+	// notifications that come while it is (rootsChanged).
+	rootsBusy, rootsAgain atomic.Bool
+
 	relay *InputRelay    // a modern host's requests that the target asks input of
 	subs  *Subscriptions // the hosts' resource subscriptions, made on the target
 

@@ -144,8 +144,8 @@ func coversCaps(have, caps ClientCaps) bool {
 	if !coversRaw(have.Roots, caps.Roots) || !coversRaw(have.Sampling, caps.Sampling) || !coversRaw(have.Elicitation, caps.Elicitation) {
 		return false
 	}
-	for k, v := range caps.Extensions {
-		if w, ok := have.Extensions[k]; !ok || !sameJSON(v, w) {
+	for k := range caps.Extensions {
+		if _, ok := have.Extensions[k]; !ok {
 			return false
 		}
 	}
@@ -153,7 +153,10 @@ func coversCaps(have, caps ClientCaps) bool {
 }
 
 // coversRaw reports whether the capability object have declares all
-// that c does (nil: undeclared).
+// that c does (nil: undeclared): each of its members (a sub-capability,
+// or a flag such as listChanged), whatever its value, so that hosts
+// that differ in a value do not have the target connected again and
+// again.
 func coversRaw(have, c *json.RawMessage) bool {
 	if c == nil {
 		return true
@@ -164,26 +167,12 @@ func coversRaw(have, c *json.RawMessage) bool {
 	var hm, cm map[string]json.RawMessage
 	_ = json.Unmarshal(*c, &cm)
 	_ = json.Unmarshal(*have, &hm)
-	for k, v := range cm {
-		if w, ok := hm[k]; !ok || !sameJSON(v, w) {
+	for k := range cm {
+		if _, ok := hm[k]; !ok {
 			return false
 		}
 	}
 	return true
-}
-
-// sameJSON reports whether two JSON texts are the same value.
-func sameJSON(a, b []byte) bool {
-	return bytes.Equal(a, b) || bytes.Equal(canonicalJSON(a), canonicalJSON(b))
-}
-
-// canonicalJSON is raw compact, its objects' members sorted.
-func canonicalJSON(raw []byte) []byte {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return raw
-	}
-	return MustJSON(v)
 }
 
 // objectCaps is caps without the capabilities that are not objects
@@ -208,7 +197,8 @@ func objectCaps(caps ClientCaps) ClientCaps {
 }
 
 // unionCaps is what a and b declare: each capability of either, with the
-// members of both where both declare it (a member of both, b's).
+// members of both where both declare it (a member of both, a's: what
+// was declared stays).
 func unionCaps(a, b ClientCaps) ClientCaps {
 	u := ClientCaps{Roots: unionRaw(a.Roots, b.Roots), Sampling: unionRaw(a.Sampling, b.Sampling), Elicitation: unionRaw(a.Elicitation, b.Elicitation)}
 	if len(a.Extensions)+len(b.Extensions) > 0 {
@@ -217,7 +207,9 @@ func unionCaps(a, b ClientCaps) ClientCaps {
 			u.Extensions[k] = v
 		}
 		for k, v := range b.Extensions {
-			u.Extensions[k] = v
+			if _, ok := u.Extensions[k]; !ok {
+				u.Extensions[k] = v
+			}
 		}
 	}
 	return u
@@ -238,8 +230,49 @@ func unionRaw(a, b *json.RawMessage) *json.RawMessage {
 	var n map[string]json.RawMessage
 	_ = json.Unmarshal(*b, &n)
 	for k, v := range n {
-		m[k] = v
+		if _, ok := m[k]; !ok {
+			m[k] = v
+		}
 	}
 	raw := MustJSON(m)
 	return &raw
+}
+
+// RootsChanged passes a host's notifications/roots/list_changed on to
+// the target (declared roots.listChanged when the host did).
+func (fs *forwardSession) RootsChanged() { fs.f.rootsChanged() }
+
+// rootsChanged tells the target that the roots changed, off the host's
+// reader: notifications that come while one is sent are told once more,
+// together, so that what waits is bounded (a flag, not a queue).
+func (f *Forwarder) rootsChanged() {
+	f.rootsAgain.Store(true)
+	if !f.rootsBusy.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		for {
+			for f.rootsAgain.Swap(false) {
+				f.notifyRoots()
+			}
+			f.rootsBusy.Store(false)
+			if !f.rootsAgain.Load() || !f.rootsBusy.CompareAndSwap(false, true) {
+				return
+			}
+		}
+	}()
+}
+
+// notifyRoots sends notifications/roots/list_changed to the target, if
+// it is connected (a modern one has no such notification).
+func (f *Forwarder) notifyRoots() {
+	f.mu.Lock()
+	t := f.target
+	f.mu.Unlock()
+	if t == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), ReleaseTimeout)
+	defer cancel()
+	_ = t.NotifyRootsChanged(ctx)
 }

@@ -19,7 +19,7 @@ import (
 // server, proxy's client → target).
 
 // onPipes serves srv over stdio on pipes and returns the client's end.
-func onPipes(t *testing.T, srv *Server) jsonrpc.Stream {
+func onPipes(t testing.TB, srv *Server) jsonrpc.Stream {
 	t.Helper()
 	cr, sw := io.Pipe() // the server's output
 	sr, cw := io.Pipe() // the server's input
@@ -44,37 +44,54 @@ func onPipes(t *testing.T, srv *Server) jsonrpc.Stream {
 
 // capsTarget is a target of era that answers the tool "caps" with the
 // capabilities its client declared (at initialize, or in the call's
-// _meta), and "sample" by asking its client for a sample.
-func capsTarget(era string) *Server {
+// _meta), and "sample" by asking its client for a sample; its sessions
+// send on roots (if not nil) for each notifications/roots/list_changed.
+func capsTarget(era string, roots chan<- struct{}) *Server {
 	tools := func() map[string]any { return map[string]any{"tools": map[string]any{}} }
 	return New(Options{Era: era, Capabilities: tools, NewSession: func(s *Session) Handler {
-		return HandlerFunc(func(ctx context.Context, p Peer, req *jsonrpc.Request) (any, error) {
-			switch req.Method {
-			case "tools/list":
-				return map[string]any{"tools": []any{}}, nil
-			case "tools/call":
-			default:
-				return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "no %s", req.Method)
-			}
-			var in struct{ Name string }
-			_ = json.Unmarshal(req.Params, &in)
-			text := ""
-			if in.Name == "sample" {
-				raw, err := p.Call(ctx, "sampling/createMessage", map[string]any{"messages": []any{}, "maxTokens": 1})
-				if err != nil {
-					return nil, err
-				}
-				text = string(raw)
-			} else {
-				caps := s.Capabilities()
-				if mr := Modern(ctx); mr != nil {
-					caps = mr.Caps
-				}
-				text = string(MustJSON(caps))
-			}
-			return map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}, nil
-		})
+		return &capsHandler{s: s, roots: roots}
 	}})
+}
+
+// A capsHandler is a session of a capsTarget.
+type capsHandler struct {
+	s     *Session
+	roots chan<- struct{}
+}
+
+// RootsChanged counts the client's notifications/roots/list_changed.
+func (h *capsHandler) RootsChanged() {
+	if h.roots != nil {
+		h.roots <- struct{}{}
+	}
+}
+
+// Serve answers tools/list and tools/call.
+func (h *capsHandler) Serve(ctx context.Context, p Peer, req *jsonrpc.Request) (any, error) {
+	switch req.Method {
+	case "tools/list":
+		return map[string]any{"tools": []any{}}, nil
+	case "tools/call":
+	default:
+		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "no %s", req.Method)
+	}
+	var in struct{ Name string }
+	_ = json.Unmarshal(req.Params, &in)
+	text := ""
+	if in.Name == "sample" {
+		raw, err := p.Call(ctx, "sampling/createMessage", map[string]any{"messages": []any{}, "maxTokens": 1})
+		if err != nil {
+			return nil, err
+		}
+		text = string(raw)
+	} else {
+		caps := h.s.Capabilities()
+		if mr := Modern(ctx); mr != nil {
+			caps = mr.Caps
+		}
+		text = string(MustJSON(caps))
+	}
+	return map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}, nil
 }
 
 // A capsProxy is a forwarder in front of a capsTarget, dialing it as a
@@ -84,8 +101,13 @@ type capsProxy struct {
 	dials atomic.Int32
 }
 
-func newCapsProxy(t *testing.T, era string) *capsProxy {
-	target := capsTarget(era)
+func newCapsProxy(t testing.TB, era string) *capsProxy {
+	return newCapsProxyRoots(t, era, nil)
+}
+
+// newCapsProxyRoots is newCapsProxy whose target sends on roots.
+func newCapsProxyRoots(t testing.TB, era string, roots chan<- struct{}) *capsProxy {
+	target := capsTarget(era, roots)
 	f := NewForwarder()
 	var popts protocol.Options
 	f.ClientOptions(&popts)
@@ -107,14 +129,14 @@ func newCapsProxy(t *testing.T, era string) *capsProxy {
 // A capsHost is a host of the proxy: legacy (caps declared at
 // initialize) or modern (caps in each request's _meta).
 type capsHost struct {
-	t      *testing.T
+	t      testing.TB
 	conn   *jsonrpc.Conn
 	modern bool
 	caps   string
 	asked  atomic.Int32 // sampling/createMessage requests it was sent
 }
 
-func newCapsHost(t *testing.T, cp *capsProxy, modern bool, caps string) *capsHost {
+func newCapsHost(t testing.TB, cp *capsProxy, modern bool, caps string) *capsHost {
 	h := &capsHost{t: t, modern: modern, caps: caps}
 	h.conn = jsonrpc.NewConn(onPipes(t, cp.srv), &jsonrpc.ConnOptions{
 		Handle: func(ctx context.Context, req *jsonrpc.Request) (any, error) {
@@ -285,4 +307,49 @@ func TestForwarderManyHosts(t *testing.T) {
 	if n := cp.dials.Load(); n != 2 {
 		t.Errorf("a third host declaring nothing new: %d connections, want 2", n)
 	}
+}
+
+// TestForwarderRootsChanged: a legacy host's
+// notifications/roots/list_changed reaches a legacy target, to which
+// the proxy declared roots.listChanged as the host did.
+func TestForwarderRootsChanged(t *testing.T) {
+	roots := make(chan struct{}, 8)
+	cp := newCapsProxyRoots(t, EraLegacy, roots)
+	h := newCapsHost(t, cp, false, `{"roots":{"listChanged":true}}`)
+	if got := h.seen(""); got != `{"roots":{"listChanged":true}}` {
+		t.Fatalf("the target saw %s", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := h.conn.Notify(ctx, "notifications/roots/list_changed", nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-roots:
+	case <-ctx.Done():
+		t.Fatal("the host's roots/list_changed did not reach the target")
+	}
+}
+
+// FuzzUnionCaps: the union of two hosts' capabilities covers each, and
+// covering is by member: a host whose members are all declared does not
+// have the target connected again.
+func FuzzUnionCaps(f *testing.F) {
+	f.Add([]byte(`{}`), []byte(`{"sampling":{}}`))
+	f.Add([]byte(`{"roots":{"listChanged":true}}`), []byte(`{"roots":{"listChanged":false},"elicitation":{"url":{}}}`))
+	f.Add([]byte(`{"extensions":{"a":{}}}`), []byte(`{"extensions":{"a":{"v":1},"b":{}},"sampling":true}`))
+	f.Fuzz(func(t *testing.T, ra, rb []byte) {
+		var a, b ClientCaps
+		if json.Unmarshal(ra, &a) != nil || json.Unmarshal(rb, &b) != nil {
+			return
+		}
+		a, b = objectCaps(a), objectCaps(b)
+		u := unionCaps(a, b)
+		if !coversCaps(u, a) || !coversCaps(u, b) || !coversCaps(u, u) {
+			t.Fatalf("the union %s of %s and %s does not cover them", MustJSON(u), MustJSON(a), MustJSON(b))
+		}
+		if !coversCaps(unionCaps(u, a), u) || !coversCaps(u, unionCaps(u, a)) {
+			t.Fatalf("the union %s grows with %s", MustJSON(u), MustJSON(a))
+		}
+	})
 }

@@ -116,6 +116,13 @@ type Canceller interface {
 	Cancelled(id jsonrpc.ID)
 }
 
+// A RootsWatcher is a Handler told that its client's roots changed
+// (notifications/roots/list_changed, legacy era). It runs on the
+// session's reader and must not block.
+type RootsWatcher interface {
+	RootsChanged()
+}
+
 // An Ender is a Handler told, once, that its session ended: stdio's end
 // of input, a legacy HTTP session's DELETE, expiry or eviction, or the
 // HTTPHandler's Close (the modern era's session and the sessions left).

@@ -82,6 +82,10 @@ func (s *Session) Notification(req *jsonrpc.Request) {
 		s.mu.Lock()
 		s.initialized = true
 		s.mu.Unlock()
+	case "notifications/roots/list_changed":
+		if w, ok := s.h.(RootsWatcher); ok {
+			w.RootsChanged()
+		}
 	case "notifications/cancelled":
 		var in struct {
 			RequestID jsonrpc.ID `json:"requestId"`
