@@ -74,6 +74,9 @@ type Options struct {
 	// Union adds the tool "either", whose input schema is a root anyOf
 	// (which clients normalize: the raw and the normalized differ).
 	Union bool
+	// Icons adds the tool "pictured", whose icons are of every scheme: an
+	// https: URL and a data: URI (kept), javascript: and file: (dropped).
+	Icons bool
 	// Conformance serves the fixtures of the conformance suite's server
 	// scenarios instead of the demo's surface (see conformance.go).
 	Conformance bool
@@ -171,6 +174,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	fs.BoolVar(&o.Tasks, "tasks", false, "add the task tools slow-task, ask-task and fail-task and serve the Tasks extension (modern era), with notifications/tasks on subscriptions/listen")
 	fs.BoolVar(&o.NextRelease, "next-release", false, "serve the surface of a pretend next release (version 0.2.0), for mcpwire diff")
 	fs.BoolVar(&o.Union, "union", false, "add the tool either, whose input schema is a root anyOf of two objects")
+	fs.BoolVar(&o.Icons, "icons", false, "add the tool pictured, whose icons are an https: URL, a data: URI, a javascript: and a file: URI")
 	fs.BoolVar(&o.Conformance, "conformance", false, "serve the fixtures of the MCP conformance suite's server scenarios (test_simple_text …) instead of the demo's tools")
 	fs.BoolVar(&o.Hostile, "hostile", false, "say hostile strings: name, instructions and one more tool per string of internal/hostile's table (tests)")
 	fs.StringVar(&o.DescriptionsFile, "descriptions", "", "read tool descriptions from `FILE` (a JSON object of name → description) at each tools/list")

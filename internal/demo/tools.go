@@ -27,6 +27,7 @@ type toolDef struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  *annotations    `json:"annotations,omitempty"`
 	Execution    *execution      `json:"execution,omitempty"`
+	Icons        json.RawMessage `json:"icons,omitempty"`
 	Meta         json.RawMessage `json:"_meta,omitempty"`
 }
 
@@ -113,6 +114,11 @@ func (s *server) listTools(params json.RawMessage) (any, error) {
 	}
 	if s.opts.Hostile {
 		base = append(base, hostileTools()...)
+	}
+	if s.opts.Icons {
+		base = append(base, toolDef{Name: "pictured", Description: "Has icons of every scheme; a client keeps the https: and data: ones.",
+			InputSchema: schema(``), Icons: json.RawMessage(`[{"src":"https://example.com/pictured.png","mimeType":"image/png"},` +
+				`{"src":"data:image/png;base64,iVBORw0KGgo=","mimeType":"image/png"},{"src":"javascript:alert(1)"},{"src":"file:///etc/passwd"}]`)})
 	}
 	if s.opts.Union {
 		base = append(base, toolDef{Name: "either", Description: "Takes a or b.", InputSchema: json.RawMessage(
