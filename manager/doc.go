@@ -63,8 +63,9 @@
 // methods, progress messages, the text of tool results (Result.Raw
 // stays as the server sent it), the titles and descriptions of the
 // tools, resources, templates and prompts it lists, the text of a
-// resource read (ReadResource, read_mcp_resource) and a prompt's
-// description and messages (GetPrompt). A server that echoes the bearer
+// resource read (ReadResource, read_mcp_resource), a prompt's
+// description and messages (GetPrompt) and the params of a sampling
+// request handed to Options.Sample. A server that echoes the bearer
 // token it was sent never gets it into the agent's log or model.
 //
 // # Calls

@@ -67,7 +67,8 @@ type Options struct {
 	// Restart that ends its own session waits for it up to 2 s.
 	Elicit func(ctx context.Context, server string, p *protocol.ElicitParams) (*protocol.ElicitResult, error)
 	// Sample answers a server's sampling/createMessage (its params as
-	// sent) with a CreateMessageResult; nil declines them (the
+	// sent, the configured secrets in their values masked) with a
+	// CreateMessageResult; nil declines them (the
 	// capability is not declared). It runs as Elicit does.
 	Sample func(ctx context.Context, server string, params json.RawMessage) (any, error)
 	// ListRoots, when set, answers the roots/list of each server whose

@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -16,7 +17,7 @@ import (
 // (and so the notices and instructions), the errors of its methods, the
 // text blocks of tool results and progress messages, the words of the
 // lists (tools, resources, templates, prompts), the text of a resource
-// read and a prompt got.
+// read and a prompt got, and the params of a sampling request.
 // The secrets are those of every definition the Manager was given (the
 // values ${VAR} references took, the env and header values of the user's
 // own file: config.Server.SecretValues) and the OAuth tokens and client
@@ -87,6 +88,12 @@ func (mk *masker) result(r *Result) *Result {
 		r.Blocks[i].Text = mk.text(r.Blocks[i].Text)
 	}
 	return r
+}
+
+// json masks the secrets in the values of a JSON document (never its
+// keys), such as a sampling request's params, which go to a model.
+func (mk *masker) json(doc json.RawMessage) json.RawMessage {
+	return mk.r.Load().RedactJSON(doc)
 }
 
 // tool masks the secrets in the words of t that a model reads: its

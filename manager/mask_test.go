@@ -288,3 +288,36 @@ func TestSecretsMaskedInWhatAModelReads(t *testing.T) {
 		t.Errorf("the server's words are not there, masked:\n%s", strings.Join(seen, "\n"))
 	}
 }
+
+// TestSecretsMaskedInSampling: a server's sampling request goes to the
+// agent's model; a configured secret in it (here an env value of the
+// user's own file that the demo server puts in the request's message)
+// reaches Options.Sample only masked, the request's keys as sent.
+func TestSecretsMaskedInSampling(t *testing.T) {
+	const secret = "user-env-secret-4c9a1f7e"
+	var mu sync.Mutex
+	var got []string
+	m, _ := newManager(t, Options{
+		Sample: func(ctx context.Context, server string, params json.RawMessage) (any, error) {
+			mu.Lock()
+			got = append(got, string(params))
+			mu.Unlock()
+			return map[string]any{"role": "assistant", "model": "m", "content": map[string]any{"type": "text", "text": "hello"}}, nil
+		},
+	}, demoServer{name: "demo", extra: map[string]any{"env": map[string]string{demoEnv: "1", "MY_KEY": secret}}})
+	tools := mustTools(t, m)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := m.Call(ctx, toolNamed(t, tools, "demo", "sample"), map[string]string{"prompt": "my key is " + secret})
+	if err != nil || res.IsError {
+		t.Fatalf("sample: %+v %v", res, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 {
+		t.Fatalf("Sample was called %d times", len(got))
+	}
+	if strings.Contains(got[0], secret) || !strings.Contains(got[0], `"my key is ***"`) || !strings.Contains(got[0], `"messages"`) {
+		t.Errorf("the sampling request as the agent got it: %s", got[0])
+	}
+}

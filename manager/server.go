@@ -274,7 +274,9 @@ func (s *server) start(done chan struct{}) {
 		}
 	}
 	if m.opts.Sample != nil {
-		popts.Sample = func(ctx context.Context, p json.RawMessage) (any, error) { return m.opts.Sample(ctx, name, p) }
+		popts.Sample = func(ctx context.Context, p json.RawMessage) (any, error) {
+			return m.opts.Sample(ctx, name, m.masks.json(p)) // what a model reads
+		}
 	}
 	if m.opts.ListRoots != nil && len(s.spec.Roots) == 0 {
 		popts.Roots = func(ctx context.Context) ([]protocol.Root, error) { return m.opts.ListRoots(ctx, name) }
