@@ -80,8 +80,15 @@ func dialSocket(ctx context.Context, p sessionPaths) (net.Conn, error) {
 // to look at without connecting).
 func mayListen(sessionPaths) bool { return true }
 
-// removeSocket has nothing to remove: a pipe ends with its last handle.
-func removeSocket(string) error { return nil }
+// removeSocket cannot remove a pipe (it ends with its last handle): one
+// that is still there, after its listener did not answer as a daemon, is
+// another process's, and not replaced.
+func removeSocket(path string) error {
+	if safe.PipeExists(path) {
+		return &untrustedError{path, "another process holds the pipe, and did not answer as a session daemon", false}
+	}
+	return nil
+}
 
 // dropSocket has nothing to remove.
 func dropSocket(string) {}
@@ -131,8 +138,8 @@ func (inv *invocation) startDaemon(home string, p sessionPaths) error {
 	if err != nil {
 		return fmt.Errorf("starting the session daemon: %w", err)
 	}
-	if !readyWithin(r, daemonStartWait, cmd) {
-		return fmt.Errorf("the session daemon did not start within %v (its log: %s)", daemonStartWait, p.log)
+	if err := readyWithin(r, daemonStartWait, cmd); err != nil {
+		return fmt.Errorf("%w (its log: %s)", err, p.log)
 	}
 	go cmd.Wait() // reaped when it ends while this process lives
 	return nil
@@ -140,7 +147,7 @@ func (inv *invocation) startDaemon(home string, p sessionPaths) error {
 
 // readyWithin reads the daemon's ready line from r within d; a daemon
 // that does not send it in time is killed (which ends the read).
-func readyWithin(r *os.File, d time.Duration, cmd *exec.Cmd) bool {
+func readyWithin(r *os.File, d time.Duration, cmd *exec.Cmd) error {
 	got := make(chan bool, 1)
 	go func() {
 		line, err := bufio.NewReader(r).ReadString('\n')
@@ -148,16 +155,18 @@ func readyWithin(r *os.File, d time.Duration, cmd *exec.Cmd) bool {
 	}()
 	timer := time.NewTimer(d)
 	defer timer.Stop()
+	err := fmt.Errorf("the session daemon did not start within %v", d)
 	select {
 	case ok := <-got:
 		if ok {
-			return true
+			return nil
 		}
+		err = errors.New("the session daemon ended before it listened")
 	case <-timer.C:
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	return false
+	return err
 }
 
 // openDaemonLog opens the daemon's log for appending; a log past its

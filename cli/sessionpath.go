@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mcpwire/mcpwire/internal/safe"
@@ -62,6 +63,9 @@ func (e *untrustedError) Error() string {
 func (e *untrustedError) hint() string {
 	if e.path == "(peer)" {
 		return "another user's process listens at the session socket: stop it, or set XDG_RUNTIME_DIR to a folder of yours"
+	}
+	if strings.HasPrefix(e.path, `\\.\pipe\`) {
+		return "another process holds the session pipe: stop it, or set XDG_RUNTIME_DIR to a folder of yours (its pipe is another)"
 	}
 	return fmt.Sprintf("if it is not yours, remove it (rm -r %s), or set XDG_RUNTIME_DIR to a folder of yours; sessions need a folder only you may reach", safe.ShellQuote(e.path))
 }

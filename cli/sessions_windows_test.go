@@ -1,15 +1,20 @@
 package cli_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/mcpwire/mcpwire/internal/safe"
 )
 
 // winSessions is the --json document of connect, sessions, disconnect.
@@ -122,5 +127,53 @@ func TestSessionsWindowsPipe(t *testing.T) {
 	}
 	if res := r.run(t, "call", "d", "echo", "text=direct").want(t, 0); strings.TrimSpace(res.stdout) != "direct" {
 		t.Fatalf("call without a session: %s", res)
+	}
+}
+
+// TestSessionsWindowsSquatted holds the daemon's pipe name with a
+// listener that says nothing: connect does not trust it, cannot replace
+// it and says so; a call does not use it and starts the server itself.
+func TestSessionsWindowsSquatted(t *testing.T) {
+	r := winRunner(t)
+	r.run(t, "add", "d", "--", r.bin, "serve-demo").want(t, 0)
+	sid, err := safe.UserSID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(filepath.Join(r.home, "sessions")))
+	name := `\\.\pipe\mcpwire-` + sid + "-" + hex.EncodeToString(sum[:6]) // the daemon's (socketPath)
+	ln, err := safe.ListenPipe(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan net.Conn, 16) // accepted and never answered
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			select {
+			case held <- c:
+			default:
+				c.Close()
+			}
+		}
+	}()
+	defer func() {
+		ln.Close()
+		for len(held) > 0 {
+			(<-held).Close()
+		}
+	}()
+	res := r.run(t, "connect", "d").want(t, 1)
+	for _, want := range []string{"did not answer within", "is not trusted: another process holds the pipe", "hint: another process holds the session pipe"} {
+		if !strings.Contains(res.stderr, want) {
+			t.Fatalf("connect with the pipe squatted: want %q in\n%s", want, res)
+		}
+	}
+	res = r.run(t, "call", "d", "echo", "text=direct").want(t, 0)
+	if strings.TrimSpace(res.stdout) != "direct" || !strings.Contains(res.stderr, "did not answer within") || !strings.Contains(res.stderr, "not used") {
+		t.Fatalf("call with the pipe squatted: %s", res)
 	}
 }

@@ -51,7 +51,7 @@ func TestSessionsWindowsUnderWine(t *testing.T) {
 	goWindows(t, ctx, "build", "-o", bin, "github.com/mcpwire/mcpwire")
 	runs := []struct{ pkg, run, last string }{
 		{"internal/safe", "^TestPipe", "TestPipeBusy"},
-		{"cli", "^TestSessionsWindows", "TestSessionsWindowsPipe"},
+		{"cli", "^TestSessionsWindows", "TestSessionsWindowsSquatted"},
 	}
 	for _, r := range runs {
 		goWindows(t, ctx, "test", "-c", "-o", filepath.Join(dir, filepath.Base(r.pkg)+".test.exe"), "github.com/mcpwire/mcpwire/"+r.pkg)

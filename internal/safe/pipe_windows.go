@@ -346,6 +346,17 @@ func DialPipe(ctx context.Context, name string, bound time.Duration) (net.Conn, 
 	}
 }
 
+// PipeExists says whether a pipe of the name exists (some process
+// listens on it), without opening it.
+func PipeExists(name string) bool {
+	u16, err := windows.UTF16PtrFromString(name)
+	if err != nil {
+		return false
+	}
+	err = waitNamedPipe(u16, time.Millisecond)
+	return !errors.Is(err, windows.ERROR_FILE_NOT_FOUND) && !errors.Is(err, windows.ERROR_BAD_PATHNAME)
+}
+
 // waitNamedPipe waits at most d for a free instance of name
 // (WaitNamedPipeW, which x/sys/windows does not wrap; loaded on this
 // rare path only).
