@@ -53,8 +53,10 @@ type installJob struct {
 	// expect, in sync, is the lock's entry the plan must match.
 	expect *registry.Locked
 	// have, in sync, is the entry .mcp.json already holds: approved as
-	// it is when the plan gives the same definition, else replaced.
-	have *config.Server
+	// it is when the plan gives the same definition; else replaced when
+	// overwrite (this home never approved it), else left as it is.
+	have      *config.Server
+	overwrite bool
 }
 
 func runInstall(ctx context.Context, inv *invocation, args []string) error {
@@ -194,6 +196,10 @@ func (inv *invocation) install(ctx context.Context, home string, job *installJob
 		return nil, err
 	}
 	keep := job.have != nil && sameDefinition(job.have.Raw, def)
+	if job.have != nil && !keep && !job.overwrite {
+		// Edited since this home approved it: the user's to review.
+		return &installResult{Server: job.local, Name: prov.Name, Version: prov.Version, Result: "in sync"}, nil
+	}
 	inv.eprintf("%s %s@%s from %s as %s (%s scope, %s):\n", verbOf(job, keep), safe.Sanitize(prov.Name), safe.Sanitize(prov.Version),
 		safe.Sanitize(job.client.URL()), safe.Sanitize(job.local), job.scope, safe.Sanitize(job.path))
 	inv.eprintf("%s\n", inv.jsonForPeople(def))

@@ -153,24 +153,29 @@ func (inv *invocation) syncOne(ctx context.Context, home string, ap *config.Appr
 		inv.say("warning: %s: the registry marks %s@%s deprecated%s\n", safe.Sanitize(name), safe.Sanitize(l.Name), safe.Sanitize(l.Version), safe.Sanitize(suffix(e.Official.StatusMessage)))
 	}
 	vals := registry.Values{Env: map[string][]string{}, Headers: map[string][]string{}, Vars: map[string][]string{}}
+	overwrite := false
 	if s != nil {
 		// Approved here: nothing to do. Never approved in this home (a
-		// clone on another machine), or changed since: install what the
-		// lock says over it, which approves the entry as it is when the
-		// registry's document gives the same definition. A revoked entry
-		// stays revoked.
-		switch ap.State(s) {
+		// clone on another machine), or changed since: the entry as it
+		// is is approved when the locked registry document gives the
+		// same definition; else, never approved here, what the lock says
+		// is installed over it (an MCPB bundle unpacked in this home); a
+		// hand edit approved before is left for the user to review. A
+		// revoked entry stays revoked.
+		st := ap.State(s)
+		switch st {
 		case config.Approved, config.Revoked:
 			if relock {
 				line.Result = "locked"
 			}
 			return line, nil
 		}
+		overwrite = st == config.NeverApproved
 		p, _ := registry.ProvenanceOf(s.Registry)
 		vals = keepValues(s, p, vals)
 	}
 	job := &installJob{client: c, entry: e, choice: choiceOf(l.Via), values: vals,
-		local: name, path: projectFile(inv), scope: config.ScopeProject, yes: yes, expect: &l, have: s}
+		local: name, path: projectFile(inv), scope: config.ScopeProject, yes: yes, expect: &l, have: s, overwrite: overwrite}
 	res, err := inv.install(ctx, home, job)
 	if err != nil {
 		var f *failure
@@ -179,7 +184,9 @@ func (inv *invocation) syncOne(ctx context.Context, home string, ap *config.Appr
 		}
 		return line, err
 	}
-	line.Result = res.Result
+	if line.Result = res.Result; line.Result == "in sync" && relock {
+		line.Result = "locked"
+	}
 	return line, nil
 }
 

@@ -137,3 +137,36 @@ func TestSyncFrozenNamesEachDrift(t *testing.T) {
 		t.Errorf("sync --frozen names an entry as locked:\n%s", errs)
 	}
 }
+
+// TestSyncLeavesAHandEdit: an entry edited by hand after its approval
+// (here a header added) is left as it is by sync, frozen or not, for its
+// user to review; in a home that never approved it, sync --frozen --yes
+// installs what the lock says over it, after the review.
+func TestSyncLeavesAHandEdit(t *testing.T) {
+	reg := newFakeRegistry(t, "https://demo.example/mcp")
+	alice := t.TempDir()
+	a := &docRunner{t: t, home: filepath.Join(alice, "home"), dir: alice, env: map[string]string{"NO_COLOR": "1"}}
+	if code, out, errs := a.run("install", "io.test/demo", "--registry", reg.URL, "-s", "project", "--yes"); code != 0 {
+		t.Fatalf("install: exit %d\n%s%s", code, out, errs)
+	}
+	file := filepath.Join(alice, ".mcp.json")
+	data, _ := os.ReadFile(file)
+	edited := strings.Replace(string(data), `"type": "http",`, `"type": "http", "headers": {"X-Debug": "1"},`, 1)
+	if edited == string(data) {
+		t.Fatalf("no place for the edit in:\n%s", data)
+	}
+	os.WriteFile(file, []byte(edited), 0o644)
+	for _, args := range [][]string{{"sync", "--yes"}, {"sync", "--frozen", "--yes"}} {
+		code, out, errs := a.run(args...)
+		if got, _ := os.ReadFile(file); code != 0 || string(got) != edited || !strings.Contains(out, "demo  io.test/demo@1.1.0  in sync") {
+			t.Errorf("%v on a hand edit: exit %d, file\n%s\n%s%s", args, code, got, out, errs)
+		}
+	}
+	bob := cloneProject(t, alice)
+	b := &docRunner{t: t, home: filepath.Join(t.TempDir(), "home"), dir: bob, env: map[string]string{"NO_COLOR": "1"}}
+	code, out, errs := b.run("sync", "--frozen", "--yes")
+	got, _ := os.ReadFile(filepath.Join(bob, ".mcp.json"))
+	if code != 0 || strings.Contains(string(got), "X-Debug") || !strings.Contains(out, "demo  io.test/demo@1.1.0  installed") {
+		t.Errorf("sync --frozen --yes in a home that never approved the edit: exit %d, file\n%s\n%s%s", code, got, out, errs)
+	}
+}
