@@ -447,30 +447,35 @@ func TestPinnedProbeNotRestarted(t *testing.T) {
 	}
 }
 
-// A definition's protocolVersion pins the revision the manager speaks.
+// A definition's protocolVersion pins the revision the manager speaks;
+// pinned to a legacy revision, it accepts an older legacy answer.
 func TestDefinitionPinsRevision(t *testing.T) {
 	proctest.Check(t)
 	m, _ := newManager(t, Options{},
 		demoServer{name: "pinned", extra: map[string]any{"protocolVersion": "2025-06-18"}},
+		// A legacy pin accepts an older legacy answer, as magi-code does.
+		demoServer{name: "older", args: []string{"--era", "legacy", "--version-answer", "2025-03-26"}, extra: map[string]any{"protocolVersion": "2025-06-18"}},
 		demoServer{name: "free"})
 	mustTools(t, m)
 	for _, st := range m.States() {
-		want := map[string]string{"pinned": "2025-06-18", "free": protocol.ModernVersion}[st.Name]
+		want := map[string]string{"pinned": "2025-06-18", "older": "2025-03-26", "free": protocol.ModernVersion}[st.Name]
 		if st.ProtocolVersion != want {
 			t.Errorf("%s speaks %s (%s), want %s", st.Name, st.ProtocolVersion, st.Era, want)
 		}
 	}
 }
 
-// Options.ProtocolVersion pins every server whose definition pins none.
+// Options.ProtocolVersion pins every server whose definition pins none;
+// a legacy pin accepts an older legacy answer there too.
 func TestOptionsPinRevision(t *testing.T) {
 	proctest.Check(t)
 	m, _ := newManager(t, Options{ProtocolVersion: "2025-11-25"},
 		demoServer{name: "pinned", extra: map[string]any{"protocolVersion": "2025-06-18"}},
+		demoServer{name: "older", args: []string{"--era", "legacy", "--version-answer", "2025-03-26"}},
 		demoServer{name: "free"})
 	mustTools(t, m)
 	for _, st := range m.States() {
-		want := map[string]string{"pinned": "2025-06-18", "free": "2025-11-25"}[st.Name]
+		want := map[string]string{"pinned": "2025-06-18", "older": "2025-03-26", "free": "2025-11-25"}[st.Name]
 		if st.ProtocolVersion != want {
 			t.Errorf("%s speaks %s (%s), want %s", st.Name, st.ProtocolVersion, st.Era, want)
 		}
