@@ -23,6 +23,8 @@ const bytesPerToken = 4
 
 // budgetTool is what one tool costs in a model's context.
 type budgetTool struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	Name   string `json:"name"`
 	Bytes  int    `json:"bytes"`
 	Tokens int    `json:"tokens"`

@@ -246,6 +246,8 @@ func textCarries(content []protocol.Content, structured json.RawMessage) bool {
 
 // events writes NDJSON events on stdout, one object a line.
 type events struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	on   bool
 	inv  *invocation
 	mu   sync.Mutex

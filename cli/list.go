@@ -46,6 +46,8 @@ type listEntry struct {
 
 // cachedInfo is how old a list cache entry is.
 type cachedInfo struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	SavedAt string `json:"savedAt"` // RFC 3339
 	AgeMs   int64  `json:"ageMs"`
 }

@@ -27,6 +27,8 @@ type promptInput struct {
 }
 
 type promptLine struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	s   string
 	err error
 }
@@ -57,7 +59,7 @@ func (inv *invocation) stdinLines() <-chan promptLine {
 			r := bufio.NewReader(in)
 			for {
 				s, err := r.ReadString('\n')
-				ch <- promptLine{s, err}
+				ch <- promptLine{s: s, err: err}
 				if err != nil {
 					return
 				}
@@ -108,6 +110,8 @@ func (p *promptInput) close() {
 
 // promptState is what an invocation keeps for its prompts.
 type promptState struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	linesOnce sync.Once
 	lines     chan promptLine
 }

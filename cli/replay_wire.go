@@ -39,6 +39,8 @@ func isAnswer(b []byte) bool {
 // A garbleWriter is the stdout of a replay over stdio: each message
 // written may be garbled (--inject garble=P%).
 type garbleWriter struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	w      io.Writer
 	faults *replayFaults
 }

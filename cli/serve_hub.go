@@ -116,13 +116,15 @@ func (h *serveHub) updated(uri string) {
 type hostKey struct{}
 
 type hostOf struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	s *mcpserver.Session
 	p mcpserver.Peer
 }
 
 // withHost notes in ctx the host session s (and p) that sent a request.
 func withHost(ctx context.Context, s *mcpserver.Session, p mcpserver.Peer) context.Context {
-	return context.WithValue(ctx, hostKey{}, hostOf{s, p})
+	return context.WithValue(ctx, hostKey{}, hostOf{s: s, p: p})
 }
 
 // ask sends a server's request (elicitation, sampling, roots) to a host that can

@@ -235,6 +235,8 @@ func (inv *invocation) eprintf(format string, args ...any) {
 // command that printed it, and whether it succeeded (its exit code is 0).
 // Every document type embeds it.
 type docHeader struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	Schema  int    `json:"schema"`
 	Command string `json:"command"`
 	OK      bool   `json:"ok"`

@@ -171,6 +171,8 @@ type valueDiffer struct {
 
 // A pathSeg is one step of a path: a member's name, or an index.
 type pathSeg struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	key   string
 	index int // -1 for a member
 }

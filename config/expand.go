@@ -206,6 +206,8 @@ func (s *Server) ExpandLookup(lookup func(string) (string, bool)) (*Expanded, er
 
 // expandProblem is why a value could not be expanded.
 type expandProblem struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	name string // the variable, "" for a malformed reference
 	msg  string
 }

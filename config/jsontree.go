@@ -24,6 +24,8 @@ type jnode struct {
 
 // A jmember is one member of an object.
 type jmember struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	key              string
 	keyStart, keyEnd int // the key with its quotes
 	val              *jnode

@@ -136,6 +136,8 @@ func NewConn(s Stream, opts *ConnOptions) *Conn {
 // An answer is what a pending call gets: the peer's response, or an error
 // (nil for both: the connection ended).
 type answer struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	resp *Response
 	err  error
 }
@@ -479,13 +481,15 @@ func (c *Conn) read() {
 			c.mu.Lock()
 			c.serving[m.ID] = s
 			c.mu.Unlock()
-			c.dispatch(job{ctx, m, s})
+			c.dispatch(job{ctx: ctx, req: m, s: s})
 		}
 	}
 }
 
 // A job is one of the peer's requests for a handler goroutine.
 type job struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	ctx context.Context
 	req *Request
 	s   *serving

@@ -97,6 +97,8 @@ func (s *Session) finishEarly(ctx context.Context, e *earlyInit) error {
 
 // A probeAnswer is the outcome of one server/discover.
 type probeAnswer struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	res   *DiscoverResult
 	found bool
 	err   error
@@ -118,7 +120,7 @@ func (s *Session) probeOverlapped(ctx context.Context, version string) (a probeA
 	answers := make(chan probeAnswer, 1)
 	go func() {
 		res, found, err := s.discoverResult(sc.wait())
-		answers <- probeAnswer{res, found, err}
+		answers <- probeAnswer{res: res, found: found, err: err}
 	}()
 	overlap := s.opts.ProbeOverlap
 	if overlap <= 0 {

@@ -145,6 +145,8 @@ type HTTPConn struct {
 
 // An item is what Read returns next.
 type item struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	msg jsonrpc.Message
 	err error
 }
@@ -277,7 +279,7 @@ func (c *HTTPConn) fail(err error) {
 // deliver queues a message (or a decoding error) for Read.
 func (c *HTTPConn) deliver(ctx context.Context, msg jsonrpc.Message, err error) bool {
 	select {
-	case c.queue <- item{msg, err}:
+	case c.queue <- item{msg: msg, err: err}:
 		return true
 	case <-ctx.Done():
 		return false

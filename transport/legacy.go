@@ -22,6 +22,8 @@ import (
 
 // A legacyConn is the POST side of an HTTP+SSE connection.
 type legacyConn struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	c        *HTTPConn
 	endpoint string // absolute, same origin as c.url
 }

@@ -271,6 +271,8 @@ func serveHTTP(ctx context.Context, addr string, opts Options, stdout, stderr io
 
 // A lockedWriter serializes writes to w.
 type lockedWriter struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	mu sync.Mutex
 	w  io.Writer
 }

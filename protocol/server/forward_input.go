@@ -53,6 +53,8 @@ type relayReply struct {
 }
 
 type relayOut struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	res any
 	err error
 }
@@ -165,7 +167,7 @@ func (f *InputRelay) Serve(ctx context.Context, start func(context.Context) (any
 		f.mu.Lock()
 		delete(f.running, r)
 		f.mu.Unlock()
-		r.done <- relayOut{res, err}
+		r.done <- relayOut{res: res, err: err}
 	}()
 	return f.next(ctx, r)
 }

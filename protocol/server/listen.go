@@ -175,6 +175,8 @@ func (s *Session) listen(ctx context.Context, p Peer, req *jsonrpc.Request) (any
 
 // A listenTask is a task a subscription acknowledges, and its state.
 type listenTask struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	id    string
 	state any
 }
@@ -204,7 +206,7 @@ func (s *Session) listenTasks(ctx context.Context, ids []string) ([]listenTask, 
 			continue
 		}
 		if state, ok := ts.TaskState(id); ok {
-			out = append(out, listenTask{id, state})
+			out = append(out, listenTask{id: id, state: state})
 		}
 	}
 	return out, nil

@@ -330,6 +330,8 @@ func (e *InputRequired) Error() string { return "server: input required" }
 // updates to the subscriptions that asked for them; what was a server
 // request is an input request of the answer.
 type modernPeer struct {
+	_ [0]func() // not comparable: no equality function in the binary
+
 	p Peer
 	s *Session
 }
