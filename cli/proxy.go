@@ -71,7 +71,7 @@ func runProxy(ctx context.Context, inv *invocation, args []string) error {
 		}
 	}
 	fwd := mcpserver.NewForwarder()
-	pt := &proxyTarget{inv: inv, t: t, tf: &tf, fwd: fwd}
+	pt := &proxyTarget{inv: inv, t: t, tf: &tf, fwd: fwd, listen: pf.listen != ""}
 	fwd.ClientOptions(&pt.popts)
 	fwd.SetDial(pt.dial)
 	defer pt.close()
@@ -114,6 +114,7 @@ type proxyTarget struct {
 	tf     *targetFlags
 	popts  protocol.Options
 	fwd    *mcpserver.Forwarder
+	listen bool // many hosts (--listen), not one over stdio
 	ctx    context.Context
 	cancel context.CancelFunc // ends the proxy (its target's session ended)
 
@@ -137,6 +138,9 @@ func (pt *proxyTarget) dial(_ context.Context, caps json.RawMessage) (*protocol.
 			pt.err = err
 		}
 		pt.mu.Unlock()
+		if pt.listen { // over stdio the proxy says it as it ends
+			pt.inv.say("mcpwire proxy: connecting to %s for a host: %s\n", safe.Sanitize(pt.t.spec.Name), safe.Sanitize(err.Error()))
+		}
 		return nil, err
 	}
 	pt.conn, pt.err = conn, nil
