@@ -193,6 +193,12 @@ func TestEscaperCommands(t *testing.T) {
 		{"approve", "--all", "--project"}, {"approve", "q" + hostile.Strings[5].Name},
 		// A session of the hostile server: its strings through the daemon.
 		{"connect", "h"}, {"sessions"}, {"call", "h", tool}, {"test", "h"}, {"disconnect", "--all"},
+		// One tool for a person, completions, skills and tasks: the
+		// server's words, and hostile words in the arguments.
+		{"tool", url, tool}, {"tool", "d", tool}, {"tool", url, "nosuch " + argv},
+		{"complete", "d", "--prompt", "greet", "name", "a"}, {"complete", url, "--prompt", prompt, "arg " + argv, "v"},
+		{"skills", url}, {"skill", url, "nosuch " + argv}, {"task", "get", url, "nosuch " + argv},
+		{"add-json", "j", addJSON(t, argv)}, {"get", "j"}, {"rename", "j", "j2"}, {"remove", "j2"},
 	}, registryRuns(t)...) {
 		runs = append(runs, walkRun{args: args, sink: sinkTerminal}, walkRun{args: withFlag(args, "--json"), sink: sinkJSON})
 	}
@@ -268,8 +274,51 @@ func TestEscaperCommands(t *testing.T) {
 	}
 	t.Logf("%d runs of the binary, each sink checked", len(runs))
 	walkBridges(t, w, url, tool, res, prompt)
+	checkEveryCommandWalked(t, runs, "proxy", "serve") // the bridges: walkBridges
 	if !w.sawHostile {
 		t.Errorf("the hostile strings never showed (escaped): the walk checked nothing")
+	}
+}
+
+// addJSON is an add-json definition whose command, argument and env
+// value hold the hostile words.
+func addJSON(t *testing.T, words string) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"command": "x " + words, "args": []string{words}, "env": map[string]string{"A": words}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// checkEveryCommandWalked fails when a command of the CLI (mcpwire help
+// --json) is in none of the walk's runs nor in also, so that a new
+// command cannot go around the escaper walk.
+func checkEveryCommandWalked(t *testing.T, runs []walkRun, also ...string) {
+	t.Helper()
+	out, err := exec.Command(scriptBinary, "help", "--json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var help struct {
+		Commands []struct {
+			Name string `json:"name"`
+		} `json:"commands"`
+	}
+	if err := json.Unmarshal(out, &help); err != nil || len(help.Commands) == 0 {
+		t.Fatalf("help --json: %v\n%s", err, out)
+	}
+	walked := map[string]bool{}
+	for _, r := range runs {
+		walked[r.args[0]] = true
+	}
+	for _, c := range also {
+		walked[c] = true
+	}
+	for _, c := range help.Commands {
+		if !walked[c.Name] {
+			t.Errorf("the escaper walk runs no %q: add its runs to TestEscaperCommands", c.Name)
+		}
 	}
 }
 
