@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwire/mcpwire/internal/peers"
 	"github.com/mcpwire/mcpwire/internal/proctest"
 	"github.com/mcpwire/mcpwire/manager"
 )
@@ -106,6 +107,9 @@ func TestListShowsTheSandbox(t *testing.T) {
 	}
 
 	if runtime.GOOS != "linux" || strings.HasPrefix(manager.SandboxSupport(), "none") {
+		if peers.InCI() && runtime.GOOS == "linux" {
+			t.Fatalf("CI runs the sandbox tests: %s", manager.SandboxSupport())
+		}
 		t.Skipf("connecting sandboxed: %s on %s", manager.SandboxSupport(), runtime.GOOS)
 	}
 	if err := os.MkdirAll(filepath.Join(home, "out"), 0o700); err != nil {
