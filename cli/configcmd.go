@@ -106,6 +106,13 @@ func (inv *invocation) configuredTarget(ctx context.Context, name string) (*targ
 	if err != nil {
 		return nil, err
 	}
+	return inv.targetOf(home, s)
+}
+
+// targetOf is the target of the configured server s of home: refused
+// when it is invalid, disabled or not approved.
+func (inv *invocation) targetOf(home string, s *config.Server) (*target, error) {
+	name := s.Name
 	ap, digest, err := inv.checkUsable(home, s)
 	if err != nil {
 		return nil, err

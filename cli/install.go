@@ -37,6 +37,12 @@ type installResult struct {
 	Secrets     []string `json:"secrets"`
 	Warnings    []string `json:"warnings"`
 	PostInstall []string `json:"postInstall"`
+	// Tools is the fingerprint of the tool surface locked in mcp.lock
+	// ("" when none is); ToolsNote says why none is, for a project's
+	// entry, and retry that a later sync may lock one.
+	Tools     string `json:"tools"`
+	ToolsNote string `json:"toolsNote"`
+	retry     bool
 }
 
 // installJob is one definition to plan, review, write and approve.
@@ -50,6 +56,9 @@ type installJob struct {
 	scope   string
 	replace bool
 	yes     bool
+	// connect starts the server once after its approval, to lock its
+	// tool surface (install and upgrade, unless --no-connect).
+	connect bool
 	// expect, in sync, is the lock's entry the plan must match.
 	expect *registry.Locked
 	// have, in sync, is the entry .mcp.json already holds: approved as
@@ -71,6 +80,7 @@ func runInstall(ctx context.Context, inv *invocation, args []string) error {
 	pkg := fs.String("package", "", "use its package of `TYPE`: npm, pypi, nuget, oci or mcpb")
 	as := fs.String("as", "", "the entry's `NAME` in .mcp.json (default: the part of the registry name after its slash)")
 	yes := fs.Bool("yes", false, "approve what the review shows without asking (for CI)")
+	noConnect := fs.Bool("no-connect", false, noConnectHelp)
 	pos, err := inv.jsonArgs(fs, args, arity{1, 1, true, "install takes one NAME[@VERSION] of the registry (mcpwire search finds it)"})
 	if err != nil {
 		return err
@@ -104,7 +114,7 @@ func runInstall(ctx context.Context, inv *invocation, args []string) error {
 		return registryFailure(local, err)
 	}
 	job := &installJob{client: c, entry: e, choice: registry.Choice{Remote: *remote, Package: *pkg}, values: vals,
-		local: local, path: scopePath(inv, home, scope == config.ScopeProject), scope: scope, yes: *yes}
+		local: local, path: scopePath(inv, home, scope == config.ScopeProject), scope: scope, yes: *yes, connect: !*noConnect}
 	res, err := inv.install(ctx, home, job)
 	if err != nil {
 		return err
@@ -237,14 +247,18 @@ func (inv *invocation) install(ctx context.Context, home string, job *installJob
 	if err := ap.ApproveContext(ctx, s); err != nil {
 		return nil, &failure{code: ExitConfig, server: job.local, phase: manager.PhaseApproval, err: err}
 	}
+	res := &installResult{Server: job.local, Name: prov.Name, Version: prov.Version, Result: result, Source: s.Source, Scope: job.scope,
+		Via: prov.Via, Artifact: prov.Artifact, Digest: prov.Digest, Secrets: nonNil(p.Secrets), Warnings: nonNil(p.Warnings), PostInstall: nonNil(p.PostInstall)}
 	if job.scope == config.ScopeProject && job.expect == nil {
-		if err := updateLock(ctx, registry.LockPath(job.path), job.local, registry.LockedOf(prov, job.entry.Digest)); err != nil {
-			return nil, &failure{code: ExitConfig, server: job.local, phase: manager.PhaseConfig, err: err}
+		if err := inv.lockEntry(ctx, home, job, prov, res); err != nil {
+			return nil, err
 		}
 	}
-	return &installResult{Server: job.local, Name: prov.Name, Version: prov.Version, Result: result, Source: s.Source, Scope: job.scope,
-		Via: prov.Via, Artifact: prov.Artifact, Digest: prov.Digest, Secrets: nonNil(p.Secrets), Warnings: nonNil(p.Warnings), PostInstall: nonNil(p.PostInstall)}, nil
+	return res, nil
 }
+
+// noConnectHelp is the help of install's and upgrade's --no-connect.
+const noConnectHelp = "do not start the server after its approval to lock its tool surface in mcp.lock (a project's entry); the next sync after it has connected locks it"
 
 // putEntry writes the plan's definition into job's file (a new entry,
 // or one replaced); keep leaves job.have as it is. It returns the entry
@@ -320,28 +334,44 @@ func (inv *invocation) reportInstall(rs []installResult) {
 			inv.printf("installed %s %s as %s in %s (%s scope) and approved it\n", safe.Sanitize(r.Name), safe.Sanitize(r.Version), safe.Sanitize(r.Server), safe.Sanitize(r.Source), r.Scope)
 		}
 		if r.Scope == config.ScopeProject {
-			inv.printf("locked in %s\n", safe.Sanitize(registry.LockPath(r.Source)))
+			inv.printLocked(r)
 		}
 		inv.printf("try it: %s\n", inv.suggest("test", r.Server))
 	}
 }
 
-// updateLock sets one entry of the lock file at path, under its lock.
-func updateLock(ctx context.Context, path, local string, l registry.Locked) error {
+// printLocked says that r is locked, and whether with its tool surface.
+func (inv *invocation) printLocked(r installResult) {
+	lock := safe.Sanitize(registry.LockPath(r.Source))
+	switch {
+	case r.Tools != "":
+		inv.printf("locked %s %s in %s with its tool surface %s\n", safe.Sanitize(r.Server), safe.Sanitize(r.Version), lock, safe.Sanitize(r.Tools))
+	case r.retry:
+		inv.printf("locked %s %s in %s without its tool surface: %s\n", safe.Sanitize(r.Server), safe.Sanitize(r.Version), lock, safe.Sanitize(r.ToolsNote))
+		inv.printf("  the next %s locks the surface once the server has connected (%s)\n", inv.suggest("sync"), inv.suggest("test", r.Server))
+	default:
+		inv.printf("locked %s %s in %s (%s)\n", safe.Sanitize(r.Server), safe.Sanitize(r.Version), lock, safe.Sanitize(r.ToolsNote))
+	}
+}
+
+// updateLock sets one entry of the lock file at path, under its lock;
+// an entry without tools keeps the ones locked for the same version and
+// artifact. It returns the tools locked.
+func updateLock(ctx context.Context, path, local string, l registry.Locked) (string, error) {
 	fl, err := safe.LockContext(ctx, path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer fl.Unlock()
 	lock, err := registry.ReadLock(path)
 	if err != nil {
-		return err
+		return "", err
 	}
-	if old, ok := lock.Servers[local]; ok && old.Version == l.Version && old.Artifact == l.Artifact {
+	if old, ok := lock.Servers[local]; ok && l.Tools == "" && old.Version == l.Version && old.Artifact == l.Artifact {
 		l.Tools = old.Tools
 	}
 	lock.Servers[local] = l
-	return lock.Write(path)
+	return l.Tools, lock.Write(path)
 }
 
 // toolsFingerprint is the SHA-256 of the tool surface pinned for s ("" when

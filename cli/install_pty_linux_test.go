@@ -29,7 +29,7 @@ func TestInstallPromptsOnATerminal(t *testing.T) {
 	dir := t.TempDir()
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "MCPWIRE_HOME=" + dir + "/mcpwire", "TERM=dumb"}
 	for _, answer := range []string{"n", "y"} {
-		scr, m, exited, code := ptyRun(t, bin, dir, env, "install", "io.test/p", "-s", "project", "--registry", reg.URL)
+		scr, m, exited, code := ptyRun(t, bin, dir, env, "install", "io.test/p", "-s", "project", "--registry", reg.URL, "--no-connect")
 		for _, step := range []struct{ prompt, typed string }{{"your tenant", "acme"}, {"your team", "core"}, {"write and approve p? [y/N]", answer}} {
 			scr.waitFor(t, step.prompt, exited)
 			m.Write([]byte(step.typed + "\r"))

@@ -404,6 +404,8 @@ type jInstall struct {
 		Secrets     []string `json:"secrets"`
 		Warnings    []string `json:"warnings"`
 		PostInstall []string `json:"postInstall"`
+		Tools       string   `json:"tools"`
+		ToolsNote   string   `json:"toolsNote"`
 	} `json:"servers"`
 }
 

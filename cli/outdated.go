@@ -129,6 +129,7 @@ func runUpgrade(ctx context.Context, inv *invocation, args []string) error {
 	var xf inputFlags
 	xf.register(fs)
 	yes := fs.Bool("yes", false, "approve what the review shows without asking (for CI)")
+	noConnect := fs.Bool("no-connect", false, noConnectHelp)
 	fs.BoolVar(&inv.json, "json", false, "print one JSON document on stdout")
 	pos, _, _, err := parseArgs(fs, args)
 	if err != nil {
@@ -158,7 +159,7 @@ func runUpgrade(ctx context.Context, inv *invocation, args []string) error {
 	}
 	results := []installResult{}
 	for _, s := range servers {
-		r, err := inv.upgradeOne(ctx, home, s, provs[s.Name], vals, *yes)
+		r, err := inv.upgradeOne(ctx, home, s, provs[s.Name], vals, *yes, !*noConnect)
 		if err != nil {
 			return err
 		}
@@ -170,7 +171,7 @@ func runUpgrade(ctx context.Context, inv *invocation, args []string) error {
 
 // upgradeOne upgrades s to the registry's latest version, the same way
 // it was installed (its remote, or its package type).
-func (inv *invocation) upgradeOne(ctx context.Context, home string, s *config.Server, p registry.Provenance, vals registry.Values, yes bool) (*installResult, error) {
+func (inv *invocation) upgradeOne(ctx context.Context, home string, s *config.Server, p registry.Provenance, vals registry.Values, yes, connect bool) (*installResult, error) {
 	row, latest := outdatedOf(ctx, s, p)
 	if latest == nil {
 		return nil, &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseConfig, err: fmt.Errorf("%s: %s", p.Name, orText(row.Problem, "the registry has no latest version"))}
@@ -186,7 +187,7 @@ func (inv *invocation) upgradeOne(ctx context.Context, home string, s *config.Se
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	job := &installJob{client: c, entry: latest, choice: choiceOf(p.Via), values: keepValues(s, p, vals), local: s.Name, path: s.Source, scope: s.Scope, replace: true, yes: yes}
+	job := &installJob{client: c, entry: latest, choice: choiceOf(p.Via), values: keepValues(s, p, vals), local: s.Name, path: s.Source, scope: s.Scope, replace: true, yes: yes, connect: connect}
 	r, err := inv.install(ctx, home, job)
 	if err != nil {
 		return nil, err

@@ -371,28 +371,35 @@ func TestRegistryEndToEnd(t *testing.T) {
 	r.run(t, append([]string{"install", anon + "bundle", "-s", "project", "--yes"}, reg...)...).want(t, 0)
 	res = r.run(t, append([]string{"install", anon + "everything@1.0.0", "-s", "project", "--yes"}, reg...)...).want(t, 0)
 	t.Logf("mcpwire install %severything@1.0.0:\n%s%s", anon, res.stderr, res.stdout)
+	if !strings.Contains(res.stdout, "locked everything 1.0.0 in "+filepath.Join(r.dir, "mcp.lock")+" with its tool surface sha256:") {
+		t.Errorf("install did not lock the tool surface:\n%s", res)
+	}
 	lock, _ := os.ReadFile(filepath.Join(r.dir, "mcp.lock"))
+	// install connected each server once after its approval: the
+	// lock holds the three tool surfaces before any sync.
+	if strings.Count(string(lock), `"tools": "sha256:`) != 3 {
+		t.Errorf("install did not lock the three tool surfaces:\n%s", lock)
+	}
 	for _, want := range []string{`"everything"`, `"npm:@modelcontextprotocol/server-everything@2026.8.31"`, `"remote"`, `"bundle"`, `"sha256:` + sha(bundleBytes)} {
 		if !strings.Contains(string(lock), want) {
 			t.Errorf("mcp.lock has no %s:\n%s", want, lock)
 		}
 	}
 
-	// The installed servers run.
+	// The installed servers run, their surfaces as pinned at install.
 	for _, name := range []string{"everything", "remote", "bundle"} {
 		// The first start of an npm package downloads it: the bound is
 		// the definition's (install writes a longer one), not a flag's.
 		res = r.run(t, "test", name)
-		if res.code != 0 {
+		if res.code != 0 || !strings.Contains(res.stdout, "as approved") {
 			t.Errorf("test %s: %s", name, res)
 		}
 	}
 
-	// sync records the tool surfaces pinned at the first connections.
+	// The lock needs no sync: it is in sync as install wrote it.
 	res = r.run(t, "sync", "--yes").want(t, 0)
-	lock, _ = os.ReadFile(filepath.Join(r.dir, "mcp.lock"))
-	if strings.Count(string(lock), `"tools": "sha256:`) != 3 {
-		t.Errorf("sync did not lock the three tool surfaces:\n%s\n%s", lock, res)
+	if lockAfter, _ := os.ReadFile(filepath.Join(r.dir, "mcp.lock")); !bytes.Equal(lockAfter, lock) {
+		t.Errorf("sync changed the lock install wrote:\n%s\nwas\n%s\n%s", lockAfter, lock, res)
 	}
 	r.run(t, "sync", "--frozen").want(t, 0)
 

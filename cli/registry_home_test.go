@@ -29,7 +29,7 @@ func TestSearchAsksTheHomesRegistry(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "io.test/demo 1.1.0") {
 		t.Fatalf("search with the home's registry: exit %d\n%s%s", code, out, errs)
 	}
-	code, out, errs = r.run("install", "io.test/demo", "-s", "project", "--yes")
+	code, out, errs = r.run("install", "io.test/demo", "-s", "project", "--yes", "--no-connect")
 	if code != 0 || !strings.Contains(out, "installed io.test/demo 1.1.0") {
 		t.Fatalf("install with the home's registry: exit %d\n%s%s", code, out, errs)
 	}
@@ -59,10 +59,10 @@ func TestDeletedVersionsRefused(t *testing.T) {
 	defer reg.Close()
 	work := t.TempDir()
 	r := &docRunner{t: t, home: filepath.Join(work, "home"), dir: work, env: map[string]string{"NO_COLOR": "1"}}
-	if code, out, errs := r.run("install", "io.test/del@2.0.0", "--registry", reg.URL, "-s", "project", "--yes"); code != ExitConfig || !strings.Contains(errs, "deleted: a bad build") {
+	if code, out, errs := r.run("install", "io.test/del@2.0.0", "--registry", reg.URL, "-s", "project", "--yes", "--no-connect"); code != ExitConfig || !strings.Contains(errs, "deleted: a bad build") {
 		t.Fatalf("install of a deleted version: exit %d\n%s%s", code, out, errs)
 	}
-	if code, out, errs := r.run("install", "io.test/del", "--registry", reg.URL, "-s", "project", "--yes"); code != 0 {
+	if code, out, errs := r.run("install", "io.test/del", "--registry", reg.URL, "-s", "project", "--yes", "--no-connect"); code != 0 {
 		t.Fatalf("install: exit %d\n%s%s", code, out, errs)
 	}
 	mu.Lock()
@@ -74,7 +74,7 @@ func TestDeletedVersionsRefused(t *testing.T) {
 		t.Errorf("outdated of a deleted version: exit %d\n%s%s", code, out, errs)
 	}
 	before, _ := os.ReadFile(filepath.Join(work, ".mcp.json"))
-	code, out, errs = r.run("upgrade", "del", "--yes")
+	code, out, errs = r.run("upgrade", "del", "--yes", "--no-connect")
 	if code != ExitConfig || !strings.Contains(errs, "deleted; not upgraded") {
 		t.Errorf("upgrade to a deleted latest: exit %d\n%s%s", code, out, errs)
 	}

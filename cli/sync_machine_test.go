@@ -105,7 +105,7 @@ func TestSyncFrozenNamesEachDrift(t *testing.T) {
 	work := t.TempDir()
 	r := &docRunner{t: t, home: filepath.Join(work, "home"), dir: work, env: map[string]string{"NO_COLOR": "1"}}
 	for _, name := range []string{"io.test/same", "io.test/ver@1.0.0", "io.test/doc", "io.test/gone"} {
-		if code, out, errs := r.run("install", name, "--registry", reg.URL, "-s", "project", "--yes"); code != 0 {
+		if code, out, errs := r.run("install", name, "--registry", reg.URL, "-s", "project", "--yes", "--no-connect"); code != 0 {
 			t.Fatalf("install %s: exit %d\n%s%s", name, code, out, errs)
 		}
 	}
@@ -146,7 +146,7 @@ func TestSyncLeavesAHandEdit(t *testing.T) {
 	reg := newFakeRegistry(t, "https://demo.example/mcp")
 	alice := t.TempDir()
 	a := &docRunner{t: t, home: filepath.Join(alice, "home"), dir: alice, env: map[string]string{"NO_COLOR": "1"}}
-	if code, out, errs := a.run("install", "io.test/demo", "--registry", reg.URL, "-s", "project", "--yes"); code != 0 {
+	if code, out, errs := a.run("install", "io.test/demo", "--registry", reg.URL, "-s", "project", "--yes", "--no-connect"); code != 0 {
 		t.Fatalf("install: exit %d\n%s%s", code, out, errs)
 	}
 	file := filepath.Join(alice, ".mcp.json")

@@ -19,7 +19,7 @@ func TestSyncWriteKeepsOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Meanwhile an install locks b.
-	if err := updateLock(context.Background(), path, "b", registry.Locked{Registry: "https://r.example", Name: "x/b", Version: "2.0.0"}); err != nil {
+	if _, err := updateLock(context.Background(), path, "b", registry.Locked{Registry: "https://r.example", Name: "x/b", Version: "2.0.0"}); err != nil {
 		t.Fatal(err)
 	}
 	// sync now writes its own change to a.

@@ -73,10 +73,10 @@ func TestUpgradeKeepsArguments(t *testing.T) {
 	work := t.TempDir()
 	r := &docRunner{t: t, home: filepath.Join(work, "home"), dir: work, env: map[string]string{"NO_COLOR": "1"}}
 	if code, out, errs := r.run("install", "io.test/files@1.0.0", "--registry", reg.URL, "--package", "npm", "-s", "project",
-		"--var", "root=/srv/data", "--var", "tag=a", "--var", "tag=b", "--var", "token=hunter2", "--yes"); code != 0 {
+		"--var", "root=/srv/data", "--var", "tag=a", "--var", "tag=b", "--var", "token=hunter2", "--yes", "--no-connect"); code != 0 {
 		t.Fatalf("install: exit %d\n%s%s", code, out, errs)
 	}
-	code, out, errs := r.run("upgrade", "files", "--yes")
+	code, out, errs := r.run("upgrade", "files", "--yes", "--no-connect")
 	if code != 0 {
 		t.Fatalf("upgrade: exit %d\n%s%s", code, out, errs)
 	}
