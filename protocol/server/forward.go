@@ -309,11 +309,13 @@ func (fs *forwardSession) Serve(ctx context.Context, p Peer, req *jsonrpc.Reques
 		fs.f.mu.Unlock()
 	}
 	if fs.f.dial != nil {
-		caps := fs.s.Capabilities
+		var caps ClientCaps
 		if mr != nil {
-			caps = func() ClientCaps { return mr.Caps }
+			caps = mr.Caps
+		} else {
+			caps = fs.s.Capabilities()
 		}
-		if err := fs.f.hello(ctx, caps()); err != nil {
+		if err := fs.f.hello(ctx, caps); err != nil {
 			return nil, hostError(err)
 		}
 	}
