@@ -227,7 +227,7 @@ func runGet(ctx context.Context, inv *invocation, args []string) error {
 	if problem != "" {
 		inv.printf("  problem:   %s\n", safe.Sanitize(problem))
 	}
-	inv.review(inv.printf, s, def)
+	inv.review(inv.printf, s, def, ap)
 	return nil
 }
 
@@ -244,8 +244,9 @@ func (inv *invocation) reviewWarnings(s *config.Server) []string {
 
 // review prints what a person approves: the definition as written
 // (${VAR} unexpanded, literal values in full but the secrets of the
-// user's own file), the folder a stdio server runs in, and warnings.
-func (inv *invocation) review(out func(string, ...any), s *config.Server, def []byte) {
+// user's own file), the folder a stdio server runs in and the sandbox
+// it runs in (under the home's defaults of ap), and warnings.
+func (inv *invocation) review(out func(string, ...any), s *config.Server, def []byte, ap *config.Approvals) {
 	out("%s\n", inv.jsonForPeople(def))
 	if s.Type == config.TypeStdio {
 		dir := s.WorkDir()
@@ -253,6 +254,15 @@ func (inv *invocation) review(out func(string, ...any), s *config.Server, def []
 			dir = "the working directory of the program that starts it"
 		}
 		out("  runs in:   %s\n", safe.Sanitize(dir))
+		var d config.Defaults
+		if ap != nil {
+			d, _ = ap.Defaults() // a wrong one stands for the strictest
+		}
+		if sj := inv.sandboxOf(s, d); sj != nil {
+			out("  sandbox:   %s\n", sandboxLine(sj))
+		} else {
+			out("  sandbox:   none (it runs with all of your rights)\n")
+		}
 	}
 	for _, w := range inv.reviewWarnings(s) {
 		out("  warning:   %s\n", safe.Sanitize(w))
@@ -385,7 +395,7 @@ func (inv *invocation) approveAll(ctx context.Context, project, yes bool) error 
 				break
 			}
 			inv.eprintf("approving %s from %s (%s scope):\n", safe.Sanitize(s.Name), safe.Sanitize(s.Source), s.Scope)
-			inv.review(inv.eprintf, s, def)
+			inv.review(inv.eprintf, s, def, ap)
 			pending = append(pending, len(entries))
 		}
 		entries = append(entries, e)
@@ -520,7 +530,7 @@ func (inv *invocation) approval(ctx context.Context, args []string, approve bool
 		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err}
 	}
 	inv.eprintf("approving %s from %s (%s scope):\n", safe.Sanitize(s.Name), safe.Sanitize(s.Source), s.Scope)
-	inv.review(inv.eprintf, s, def)
+	inv.review(inv.eprintf, s, def, ap)
 	if err := inv.wouldRun(s); err != nil {
 		return &failure{code: ExitConfig, server: s.Name, phase: manager.PhaseApproval, err: err,
 			hints: []string{"the approval was left as it was (" + ap.State(s).String() + "); set the variable, or fix the definition, and approve again"}}

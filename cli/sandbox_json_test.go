@@ -105,6 +105,22 @@ func TestListShowsTheSandbox(t *testing.T) {
 	if boxes["proj"].Network != "none" {
 		t.Errorf("proj: a layer says none, together %q", boxes["proj"].Network)
 	}
+	// The review (get, approve) shows the sandbox with its layers.
+	res = r.run(t, "get", "proj").want(t, 0)
+	if !strings.Contains(res.stdout, "  sandbox:   network none (defaults.projectSandbox) within network any, read /srv/data (definition)\n") {
+		t.Errorf("get does not show the sandbox:\n%s", res)
+	}
+	editJSON(t, userFile, func(d map[string]any) {
+		d["mcpServers"].(map[string]any)["plain"].(map[string]any)["sandbox"] = false
+	})
+	res = r.run(t, "approve", "plain").want(t, 0)
+	if !strings.Contains(res.stderr, "  sandbox:   none (it runs with all of your rights)\n") {
+		t.Errorf("approve does not show that the server runs unconfined:\n%s", res)
+	}
+	editJSON(t, userFile, func(d map[string]any) {
+		delete(d["mcpServers"].(map[string]any)["plain"].(map[string]any), "sandbox")
+	})
+	r.run(t, "approve", "plain").want(t, 0)
 
 	if runtime.GOOS != "linux" || strings.HasPrefix(manager.SandboxSupport(), "none") {
 		if peers.InCI() && runtime.GOOS == "linux" {
