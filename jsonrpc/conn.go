@@ -598,6 +598,10 @@ func (c *Conn) handle(ctx context.Context, req *Request, s *serving) {
 	s.cancel(nil)
 }
 
+// Handling is how many of the peer's requests are being handled or
+// answered now.
+func (c *Conn) Handling() int { return int(c.handling.Load()) }
+
 // ended counts one of the peer's requests as answered, for Drain.
 func (c *Conn) ended() {
 	c.handling.Add(-1)

@@ -16,6 +16,7 @@ type subscription struct {
 	id     jsonrpc.ID
 	filter listenFilter
 	p      Peer
+	end    context.CancelCauseFunc // ends the stream, unanswered
 }
 
 type listenFilter struct {
@@ -64,6 +65,16 @@ func (sub *subscription) wants(method, uri string) bool {
 type hub struct {
 	mu   sync.Mutex
 	subs map[*subscription]bool
+}
+
+// endAll ends every open stream, unanswered: the client closed its
+// input, so no notification is owed and no stream must hold the stop.
+func (h *hub) endAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for sub := range h.subs {
+		sub.end(ErrCancelled)
+	}
 }
 
 // withSubscription adds the subscription id to params' _meta.
@@ -137,7 +148,9 @@ func (s *Session) listen(ctx context.Context, p Peer, req *jsonrpc.Request) (any
 	for _, t := range tasks {
 		ack.TaskIDs = append(ack.TaskIDs, t.id)
 	}
-	sub := &subscription{id: req.ID, filter: ack, p: p}
+	ctx, end := context.WithCancelCause(ctx)
+	defer end(nil)
+	sub := &subscription{id: req.ID, filter: ack, p: p, end: end}
 	s.hub.mu.Lock()
 	if s.hub.subs == nil {
 		s.hub.subs = map[*subscription]bool{}

@@ -183,7 +183,12 @@ func (s *Server) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 	var result error
 	select {
 	case <-conn.Done():
-		drain(ctx, conn, crash)
+		if jsonrpc.IsEOF(conn.Err()) {
+			sess.hub.endAll() // a listen stream is no answer owed
+		}
+		if n := drain(ctx, conn, crash); n > 0 {
+			s.Logf("stdin closed; %d request(s) still unanswered after %v, given up", n, drainWait)
+		}
 	case <-ctx.Done():
 	case <-crash:
 		result = ErrDropped
@@ -235,9 +240,10 @@ const drainWait = time.Second
 // answered (a script that pipes requests and closes stdin expects them),
 // for at most drainWait, or until ctx ends or a handler drops the
 // connection. The client's stop sequence bounds it too: SIGTERM ends ctx.
-func drain(ctx context.Context, conn *jsonrpc.Conn, crash <-chan struct{}) {
+// It returns how many were still unanswered when drainWait passed.
+func drain(ctx context.Context, conn *jsonrpc.Conn, crash <-chan struct{}) int {
 	if !jsonrpc.IsEOF(conn.Err()) {
-		return
+		return 0
 	}
 	ctx, cancel := context.WithTimeout(ctx, drainWait)
 	defer cancel()
@@ -248,5 +254,8 @@ func drain(ctx context.Context, conn *jsonrpc.Conn, crash <-chan struct{}) {
 		case <-ctx.Done():
 		}
 	}()
-	_ = conn.Drain(ctx)
+	if conn.Drain(ctx) != nil && ctx.Err() == context.DeadlineExceeded {
+		return conn.Handling()
+	}
+	return 0
 }
