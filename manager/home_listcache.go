@@ -17,9 +17,10 @@ import (
 // that `mcpwire list --cached` answers without starting anything, and a
 // Manager with Options.CachedTools offers tools at once while its servers
 // start. An entry is keyed by the digest of the definition (as the era
-// cache's, which covers env and header values only hashed) and holds the
-// era, revision and client capabilities it was listed under; it is used
-// only when the capabilities are the same. The file is 0600, written
+// cache's, which covers env and header values only hashed) and the
+// revision the client pinned (none: both eras), and holds the era,
+// revision and client capabilities it was listed under; it is used only
+// when the capabilities are the same. The file is 0600, written
 // atomically under its lock, read through safe.ReadFile, at most
 // maxListEntries servers and maxCachedTools tools each.
 const ListCacheFile = "list-cache.json"
@@ -66,20 +67,33 @@ func (h *Home) readListCache() *listCacheFile {
 	return f
 }
 
-// listKey is the cache key of spec.
-func listKey(spec *Spec) string { return eraKeys(spec)[0] }
+// listKey is the cache key of spec's server listed by a client that
+// pinned the revision pin ("": none, both eras spoken); spec's own
+// protocolVersion, when set, is the pin. A list taken under another
+// revision is not served.
+func listKey(spec *Spec, pin string) string {
+	if spec.ProtocolVersion != "" {
+		pin = spec.ProtocolVersion
+	}
+	k := eraKeys(spec)[0]
+	if pin != "" {
+		k += " protocol:" + pin
+	}
+	return k
+}
 
 // CachedTools returns the cached tool list of spec's server, listed under
-// the client capabilities caps (see CapsKey), if the cache has one.
+// the client capabilities caps (see CapsKey) and spec's pinned revision,
+// if the cache has one.
 func (h *Home) CachedTools(spec *Spec, caps string) (*CachedList, bool) {
 	if h == nil || spec == nil {
 		return nil, false
 	}
-	return h.readListCache().lookup(spec, caps)
+	return h.readListCache().lookup(spec, "", caps)
 }
 
-func (f *listCacheFile) lookup(spec *Spec, caps string) (*CachedList, bool) {
-	e := f.Servers[listKey(spec)]
+func (f *listCacheFile) lookup(spec *Spec, pin, caps string) (*CachedList, bool) {
+	e := f.Servers[listKey(spec, pin)]
 	if e == nil || e.Caps != caps || !protocol.IsSupported(e.Protocol) || len(e.Tools) > maxCachedTools {
 		return nil, false
 	}
@@ -87,12 +101,13 @@ func (f *listCacheFile) lookup(spec *Spec, caps string) (*CachedList, bool) {
 	return e, true
 }
 
-// storeTools records spec's tool list; failures are ignored (a cache).
-func (h *Home) storeTools(spec *Spec, era protocol.Era, version, caps string, tools []*protocol.Tool) {
+// storeTools records spec's tool list, listed by a client that pinned
+// pin; failures are ignored (a cache).
+func (h *Home) storeTools(spec *Spec, pin string, era protocol.Era, version, caps string, tools []*protocol.Tool) {
 	if h == nil || len(tools) > maxCachedTools {
 		return
 	}
-	key := listKey(spec)
+	key := listKey(spec, pin)
 	now := time.Now()
 	if old, ok := h.readListCache().Servers[key]; ok && old.Era == era && old.Protocol == version && old.Caps == caps &&
 		now.Sub(old.Saved) < listRefresh && sameTools(old.Tools, tools) {
@@ -178,7 +193,7 @@ func (m *Manager) CachedLists() []*CachedList {
 	out := make([]*CachedList, len(servers))
 	for i, s := range servers {
 		if s.spec != nil {
-			out[i], _ = f.lookup(s.spec, s.capsKey())
+			out[i], _ = f.lookup(s.spec, s.m.opts.ProtocolVersion, s.capsKey())
 		}
 	}
 	return out
@@ -191,7 +206,7 @@ func (h *Home) CachedToolNames(spec *Spec) []string {
 	if h == nil || spec == nil {
 		return nil
 	}
-	e := h.readListCache().Servers[listKey(spec)]
+	e := h.readListCache().Servers[listKey(spec, "")]
 	if e == nil || len(e.Tools) > maxCachedTools {
 		return nil
 	}

@@ -18,8 +18,8 @@ import (
 // CachedTools offers those tools at once, before the server connects
 // (Tool.Cached), a call of one waits for the server, and a call of a
 // cached tool the server no longer offers fails cleanly, naming it.
-// Without the option, or under other client capabilities, nothing cached
-// is offered.
+// Without the option, under other client capabilities, or asking another
+// revision, nothing cached is offered.
 func TestCachedTools(t *testing.T) {
 	proctest.Check(t)
 	slow := demoServer{name: "slow", args: []string{"--start-delay", "1s"}}
@@ -85,6 +85,20 @@ func TestCachedTools(t *testing.T) {
 	defer m3.Close()
 	if tools, _ := m3.Tools(context.Background()); len(tools) != 0 {
 		t.Errorf("without CachedTools: %d tools at once", len(tools))
+	}
+	// Another revision asked (a pin by Options, or by the definition):
+	// not served, as a list taken under 2026-07-28 need not be the one a
+	// 2025-11-25 session gets.
+	m5, err := New(Options{Config: cfg, Home: openHome(t, home), TrustAll: true, CachedTools: true, ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m5.Close()
+	if tools, _ := m5.Tools(context.Background()); len(tools) != 0 {
+		t.Errorf("pinned to another revision: %d cached tools", len(tools))
+	}
+	if lists := m5.CachedLists(); len(lists) != 1 || lists[0] != nil {
+		t.Errorf("CachedLists pinned to another revision: %+v", lists)
 	}
 	// Other capabilities (roots offered): not served.
 	m4, err := New(Options{Config: cfg, Home: openHome(t, home), TrustAll: true, CachedTools: true, Roots: []string{home}})

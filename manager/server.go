@@ -329,7 +329,7 @@ func (s *server) start(done chan struct{}) {
 		return
 	}
 	if conn.Init().Capabilities.Tools != nil {
-		m.opts.Home.storeTools(s.spec, conn.Era(), conn.ProtocolVersion(), s.capsKey(), tools)
+		m.opts.Home.storeTools(s.spec, m.opts.ProtocolVersion, conn.Era(), conn.ProtocolVersion(), s.capsKey(), tools)
 	}
 	if !s.started(conn, tools, check) {
 		// Closed while starting (Update removed it): nobody would
