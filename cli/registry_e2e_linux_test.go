@@ -394,6 +394,9 @@ func TestRegistryEndToEnd(t *testing.T) {
 		if res.code != 0 || !strings.Contains(res.stdout, "as approved") {
 			t.Errorf("test %s: %s", name, res)
 		}
+		if name == "everything" {
+			t.Logf("mcpwire test everything:\n%s", res.stdout)
+		}
 	}
 
 	// The lock needs no sync: it is in sync as install wrote it.
@@ -409,10 +412,11 @@ func TestRegistryEndToEnd(t *testing.T) {
 	if !strings.Contains(res.stdout, "latest 1.1.0") || !strings.Contains(res.stdout, "deprecated: use 1.1.0") {
 		t.Errorf("outdated:\n%s", res)
 	}
-	r.run(t, "upgrade", "everything", "--yes").want(t, 0)
+	res = r.run(t, "upgrade", "everything", "--yes").want(t, 0)
 	lock, _ = os.ReadFile(filepath.Join(r.dir, "mcp.lock"))
-	if !strings.Contains(string(lock), `"version": "1.1.0"`) {
-		t.Errorf("the lock was not upgraded:\n%s", lock)
+	if !strings.Contains(string(lock), `"version": "1.1.0"`) || strings.Count(string(lock), `"tools": "sha256:`) != 3 ||
+		!strings.Contains(res.stdout, "locked everything 1.1.0 in "+filepath.Join(r.dir, "mcp.lock")+" with its tool surface sha256:") {
+		t.Errorf("the lock was not upgraded with the new version's tool surface:\n%s\n%s", lock, res)
 	}
 	r.run(t, "sync", "--frozen").want(t, 0)
 
