@@ -329,7 +329,7 @@ func (s *server) start(done chan struct{}) {
 		return
 	}
 	if conn.Init().Capabilities.Tools != nil {
-		m.opts.Home.storeTools(s.spec, m.opts.ProtocolVersion, conn.Era(), conn.ProtocolVersion(), s.capsKey(), tools)
+		m.opts.Home.storeTools(s.spec, m.opts.ProtocolVersion, conn.Era(), conn.ProtocolVersion(), s.capsKey(), approvedTools(tools, check))
 	}
 	if !s.started(conn, tools, check) {
 		// Closed while starting (Update removed it): nobody would
@@ -340,6 +340,19 @@ func (s *server) start(done chan struct{}) {
 		return
 	}
 	m.logf(name, "%s: connected (%d tools)", name, len(tools))
+}
+
+// approvedTools are the tools check does not hold back: the list cache
+// keeps only those, so that a quarantined tool (its changed description)
+// never reaches a model from the cache before the server connects.
+func approvedTools(tools []*protocol.Tool, check *SurfaceCheck) []*protocol.Tool {
+	out := make([]*protocol.Tool, 0, len(tools))
+	for _, t := range tools {
+		if check.Held(t.Name) == nil {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // started makes conn the server's session, with its tools and the check
