@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 )
 
 // lineBufSize is the size of a LineReader's buffer: lines shorter than this
@@ -14,9 +15,9 @@ const lineBufSize = 64 << 10
 // A long line's chunks are each a thirty-second of what the line has so
 // far (a buffer's size at least): a line ends in a chunk with little of
 // it used, so the waste is about 1/32 of the line at most (the peak of a
-// first long line is about 3x: the chunks, the line joined from them,
-// and what is decoded from it), and a line of 256 MiB takes about 270
-// chunks.
+// first long line is about 2x: the chunks and the line joined from them,
+// then the line and what is decoded from it; see collectAfter), and a
+// line of 256 MiB takes about 270 chunks.
 
 // maxEmptyReads is how many reads in a row may return nothing and no
 // error before ReadLine gives up with io.ErrNoProgress.
@@ -268,8 +269,23 @@ func (lr *LineReader) joinChunks(terminated bool) []byte {
 	}
 	// One copy into a slice of the exact size, which Join does not zero
 	// first.
-	return bytes.Join(cs, nil)
+	line := bytes.Join(cs, nil)
+	clear(cs)
+	if len(line) >= collectAfter {
+		// The chunks are garbage now, but the collection the join's
+		// allocation started saw them live: without one more, they stay
+		// in the heap while the line is decoded, a third copy at peak.
+		runtime.GC()
+	}
+	return line
 }
+
+// collectAfter is the length from which a line joined from chunks is
+// followed by a collection, so that the chunks are gone before the line
+// is decoded (about 2x the line at peak, not 3x). It costs one collection
+// per such line: the first long line of a connection, or one longer than
+// the last, never a line read into the slice sized for it.
+const collectAfter = 1 << 20
 
 // read reads into p once, and turns an impossible count into an error.
 func (lr *LineReader) read(p []byte) (int, error) {
