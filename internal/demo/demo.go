@@ -48,7 +48,9 @@ type Options struct {
 	Era string // EraDual (""), EraModern or EraLegacy: the eras spoken
 	// Early says what a legacy session does with a request before
 	// initialize (a dual-era client's server/discover probe): "" answers
-	// -32600, "ignore" never answers, "exit" exits 3 (stdio) or drops the
+	// -32600, "ignore" never answers (over stdio it drops the request at
+	// once, as a server that ignores an unknown method does, rather than
+	// holding it pending), "exit" exits 3 (stdio) or drops the
 	// connection (HTTP), as some legacy servers do; "initialize-first"
 	// answers -32602, "unsupported" -32022 without data, and
 	// "unsupported-legacy" -32022 with data.supported naming 2025-06-18.
@@ -110,6 +112,8 @@ type Options struct {
 
 	// onSession, when set, is given each session's server (tests).
 	onSession func(*server)
+	// stdio is set by Main when it serves stdio (see early).
+	stdio bool
 }
 
 // Main runs the demo server with command-line args until ctx ends, stdin
@@ -153,6 +157,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if opts.Banner {
 		io.WriteString(stdout, "mcpwire demo server starting (this banner is not JSON-RPC)\n")
 	}
+	opts.stdio = true
 	if newMCPServer(&opts).ServeStdio(ctx, stdin, stdout) != nil {
 		return 3
 	}

@@ -164,7 +164,13 @@ func (s *server) early(ctx context.Context, req *jsonrpc.Request) error {
 	}
 	switch s.opts.Early {
 	case "ignore":
-		<-ctx.Done()
+		if s.opts.stdio {
+			// Dropped, not held: a real server that ignores an unknown
+			// method keeps nothing pending, so stdin's end finds no
+			// request to drain and the process exits at once.
+			return errCancelled
+		}
+		<-ctx.Done() // over HTTP, an answer never sent: the request hangs
 		return errCancelled
 	case "exit":
 		return errCrash
