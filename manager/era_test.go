@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -501,9 +502,12 @@ func TestToolListFreshness(t *testing.T) {
 	proctest.Check(t)
 	clock := newFakeClock()
 	changed := make(chan string, 10)
-	m, _ := newManager(t, Options{Now: clock.Now, OnChange: func(server string) { changed <- server }}, demoServer{name: "m"})
+	desc := describeFile(t, `{}`)
+	m, _ := newManager(t, Options{Now: clock.Now, OnChange: func(server string) { changed <- server }},
+		demoServer{name: "m", args: []string{"--descriptions", desc}})
 	mustTools(t, m)
 	receive(t, changed, "the first OnChange")
+	describe(t, desc, `{"echo": "echoes, listed again"}`) // seen once listed again
 	for range 3 {
 		clock.Advance(9 * time.Second)
 		if _, err := m.Tools(context.Background()); err != nil {
@@ -528,6 +532,63 @@ func TestToolListFreshness(t *testing.T) {
 		t.Errorf("OnChange(%s)", s)
 	}
 	waitFor(t, "the list to be fresh again", func() bool { return !state(t, m, "m").Stale })
+}
+
+// TestToolListNoTTL: a modern server whose tools/list carries no ttlMs
+// has its list taken as stale at once (caching.mdx: "clients SHOULD
+// assume a default of 0"), list_changed offered or not: the next use
+// lists again, with no clock moved and no list_changed. Only a use does
+// (no polling), and a listing that gives the same list tells nobody.
+func TestToolListNoTTL(t *testing.T) {
+	proctest.Check(t)
+	clock := newFakeClock()
+	changed := make(chan string, 10)
+	desc := describeFile(t, `{}`)
+	m, _ := newManager(t, Options{Now: clock.Now, OnChange: func(server string) { changed <- server }},
+		demoServer{name: "m", args: []string{"--list-cache", "none", "--descriptions", desc}})
+	mustTools(t, m)
+	receive(t, changed, "the first OnChange")
+	if st := state(t, m, "m"); st.Era != protocol.EraModern {
+		t.Fatalf("era %q: the test needs the modern era", st.Era)
+	}
+	for i := range 2 {
+		// A use while a listing is under way is answered by that listing.
+		waitFor(t, "no listing under way", func() bool { return !state(t, m, "m").Stale })
+		d := fmt.Sprintf("echoes, listing %d", i)
+		describe(t, desc, `{"echo": "`+d+`"}`)
+		if _, err := m.Tools(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		receive(t, changed, "OnChange after the listing again")
+		waitFor(t, "the new description", func() bool {
+			tools, _ := m.Tools(context.Background())
+			return slices.ContainsFunc(tools, func(tl Tool) bool { return tl.Original == "echo" && tl.Description == d })
+		})
+	}
+	// Listed again at each use above; the same list told nobody.
+	waitFor(t, "no listing under way", func() bool { return !state(t, m, "m").Stale })
+	select {
+	case s := <-changed:
+		t.Fatalf("OnChange(%s) for a listing that gave the same list", s)
+	default:
+	}
+}
+
+// describeFile writes a demo descriptions file (see --descriptions) and
+// returns its path.
+func describeFile(t *testing.T, desc string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "descriptions.json")
+	describe(t, p, desc)
+	return p
+}
+
+// describe writes the descriptions file p: the next tools/list sees it.
+func describe(t *testing.T, p, desc string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(desc), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestEraCacheLockHeld: a cache whose lock another process keeps is not

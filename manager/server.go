@@ -63,14 +63,18 @@ type server struct {
 	// them, so that a refresh knows whether another one is needed.
 	stale, refreshing bool
 	gen               int
-	refreshErr        error
+	// told says a list_changed came since the list was taken: its
+	// listing is told (OnChange) even when it gives the same list.
+	told       bool
+	refreshErr error
 	// refreshFails counts the failed refreshes since the list last
 	// changed: after one the next use tries again, after two only a new
 	// list_changed does (magi-code's rule; no timer).
 	refreshFails int
 	// freshTill is when the tool list a modern server gave stops being
-	// fresh (its ttlMs; 2026-07-28 caching): the next use lists again.
-	// Zero: fresh until a list_changed (no hint, a legacy server).
+	// fresh (its ttlMs, missing taken as 0; 2026-07-28 caching): the
+	// next use lists again. Zero: fresh until a list_changed (a legacy
+	// server, which gives no hint).
 	freshTill time.Time
 	// cached is the list cache's entry (Options.CachedTools), offered
 	// while the server has not connected yet; cachedOffers is built from
@@ -365,7 +369,7 @@ func (s *server) started(conn *Conn, tools []*protocol.Tool, check *SurfaceCheck
 	if s.closed {
 		return false
 	}
-	s.conn, s.tools, s.stale, s.refreshErr, s.refreshFails = conn, tools, false, nil, 0
+	s.conn, s.tools, s.stale, s.told, s.refreshErr, s.refreshFails = conn, tools, false, false, nil, 0
 	s.freshTill = s.freshUntil(conn)
 	s.toolsVer++
 	s.state, s.phase, s.err = StateConnected, "", nil
@@ -480,21 +484,27 @@ func (s *server) changed() {
 func (s *server) toolsChanged() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.stale = true
+	s.stale, s.told = true, true
 	s.gen++
 	s.refreshFails = 0
 	s.refreshLocked()
 }
 
 // freshUntil is when the tool list conn just gave stops being fresh, by
-// its caching hint; zero without one (then only list_changed makes it
-// stale).
+// its caching hint (2026-07-28 caching.mdx: fresh while now < received +
+// ttlMs). A modern server that gave no ttlMs is taken as giving 0, stale
+// at once, whether or not it offers list_changed ("clients SHOULD assume
+// a default of 0"): the next use lists again. Zero for a legacy server,
+// which has no hint: only list_changed makes its list stale.
 func (s *server) freshUntil(conn *Conn) time.Time {
 	h := conn.CacheHint("tools/list")
-	if !h.Given {
-		return time.Time{}
+	switch {
+	case h.Given:
+		return s.m.opts.Now().Add(h.TTL)
+	case conn.Era() == protocol.EraModern:
+		return s.m.opts.Now() // ttlMs missing means 0
 	}
-	return s.m.opts.Now().Add(h.TTL)
+	return time.Time{}
 }
 
 // expireLocked marks the tool list stale once its caching hint's time is
@@ -552,14 +562,23 @@ func (s *server) refresh(conn *Conn, gen int) {
 		s.refreshErr = fmt.Errorf("refreshing the tool list (after list_changed, or once its ttlMs was over): %v (the previous list is kept; tried again %s)", err, when)
 		return
 	}
-	s.tools, s.refreshErr, s.refreshFails = tools, nil, 0
-	if check != nil {
-		s.surface, s.instructions = check, check.Instructions
-	}
+	s.refreshErr, s.refreshFails = nil, 0
 	s.freshTill = s.freshUntil(conn)
-	s.toolsVer++
 	s.stale = s.gen != gen
-	s.changedLocked()
+	told := s.told
+	s.told = s.told && s.stale
+	if told || !sameTools(s.tools, tools) {
+		// A listing its ttlMs's end asked for is told only when the list
+		// differs: a server whose lists are stale at once (ttlMs 0 or
+		// none) is listed at each use, and a host told of each listing
+		// (serve's list_changed) would list again at once, without end.
+		s.tools = tools
+		if check != nil {
+			s.surface, s.instructions = check, check.Instructions
+		}
+		s.toolsVer++
+		s.changedLocked()
+	}
 	s.refreshLocked()
 }
 

@@ -91,7 +91,11 @@ type Options struct {
 	// of resource updates.
 	ListDelay   time.Duration // tools/list waits this long before answering (a cancel ends the wait)
 	ListChanged int           // each tools/list sends this many tools/list_changed first
-	UpdateFlood int           // each resources/subscribe (legacy) sends this many resources/updated after the first
+	// ListCache is the caching hint of the modern lists: "" the server
+	// package's (30 s, public), "none" no ttlMs nor cacheScope (as a
+	// server that omits them), "private" 30 s private.
+	ListCache   string
+	UpdateFlood int // each resources/subscribe (legacy) sends this many resources/updated after the first
 
 	// Stdio only.
 	ExitAtStart bool          // print an error to stderr and exit 1 before reading anything
@@ -193,6 +197,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	fs.BoolVar(&o.PrintEnv, "print-env", false, "print the environment to stderr at start")
 	fs.BoolVar(&o.Verbose, "verbose", false, "log every request method to stderr")
 	fs.DurationVar(&o.ListDelay, "list-delay", 0, "tools/list waits `DURATION` before answering")
+	fs.StringVar(&o.ListCache, "list-cache", "", "the caching hint of the modern lists: none (no ttlMs nor cacheScope) or private (30 s, private); default 30 s public")
 	fs.IntVar(&o.ListChanged, "list-changed", 0, "each tools/list sends `N` tools/list_changed first")
 	fs.IntVar(&o.UpdateFlood, "update-flood", 0, "each resources/subscribe (legacy) sends `N` more resources/updated")
 	fs.BoolVar(&o.SSE, "sse", false, "HTTP: answer requests as text/event-stream")
@@ -228,6 +233,10 @@ func parseFlags(args []string, stderr io.Writer) (Options, string, error) {
 	default:
 		fmt.Fprintf(stderr, "serve-demo: --early must be error, initialize-first, unsupported, unsupported-legacy, ignore or exit, not %q\n", o.Early)
 		return o, "", errors.New("demo: bad --early")
+	}
+	if o.ListCache != "" && o.ListCache != "none" && o.ListCache != "private" {
+		fmt.Fprintf(stderr, "serve-demo: --list-cache must be none or private, not %q\n", o.ListCache)
+		return o, "", errors.New("demo: bad --list-cache")
 	}
 	if o.PageSize < 0 || o.ExtraTools < 0 || o.ExpireAfter < 0 {
 		fmt.Fprintln(stderr, "serve-demo: --page-size, --tools and --expire-after must not be negative")

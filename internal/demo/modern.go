@@ -33,6 +33,23 @@ const modernVersion = mcpserver.ModernVersion
 // (x-mcp-header), by tool: header name → argument.
 var headerParams = map[string]map[string]string{"env": {"Mcp-Param-Env-Name": "name"}}
 
+// cacheHintOf is the caching of the demo's modern results with the list
+// hint list (see Options.ListCache).
+func cacheHintOf(list string) func(*jsonrpc.Request) (int, string, bool) {
+	return func(req *jsonrpc.Request) (int, string, bool) {
+		if req.Method == "resources/read" || req.Method == "server/discover" {
+			return cacheHint(req)
+		}
+		switch list {
+		case "none":
+			return 0, "", true
+		case "private":
+			return 30000, "private", true
+		}
+		return 0, "", false
+	}
+}
+
 // cacheHint is the caching of the demo's modern results: demo://status is
 // private and not kept; the rest as the server package's defaults.
 func cacheHint(req *jsonrpc.Request) (int, string, bool) {

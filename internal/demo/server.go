@@ -106,7 +106,7 @@ func newMCPServer(opts *Options) *mcpserver.Server {
 		Capabilities:   func() map[string]any { return d.withExtensions(capabilities()) },
 		Instructions:   d.instructions,
 		Early:          d.early,
-		CacheHint:      cacheHint,
+		CacheHint:      cacheHintOf(opts.ListCache),
 		MirroredParams: func(tool string) map[string]string { return headerParams[tool] },
 		KnownResource:  knownResource,
 		Log:            w, LogPrefix: "demo", Verbose: opts.Verbose,

@@ -189,6 +189,9 @@ func (s *Server) cacheHint(req *jsonrpc.Request) (string, bool) {
 	}
 	if s.opts.CacheHint != nil {
 		if t, sc, ok := s.opts.CacheHint(req); ok {
+			if sc == "" {
+				return "", false // no hint at all (a test's server)
+			}
 			ttl, scope = t, sc
 		}
 	}

@@ -177,7 +177,8 @@ type Options struct {
 	Hold func(ctx context.Context) error
 	// CacheHint gives the ttlMs and cacheScope of a modern result of a
 	// list or a read; nil (or !ok) uses 30 s public for lists, 60 s for
-	// reads.
+	// reads; ok with an empty scope gives none (neither ttlMs nor
+	// cacheScope: a server that omits them, for tests).
 	CacheHint func(req *jsonrpc.Request) (ttlMs int, scope string, ok bool)
 	// MirroredParams names, for a tool, the arguments mirrored into
 	// headers (header name → argument), checked in the modern era.
