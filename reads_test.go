@@ -30,6 +30,7 @@ var readAllowed = map[string]string{
 	// that tells its starter it listens (written, never read).
 	"cli/daemon_unix.go":    "opens the session daemon's log to append to it, and its ready pipe to write it; reads nothing",
 	"cli/daemon_windows.go": "opens the session daemon's log to append to it, and its ready pipe to write it; reads nothing",
+	"cli/daemonready.go":    "writes the session daemon's ready pipe (Unix and Windows); reads nothing",
 	// A named pipe of the user's (the session daemon's), not a file.
 	"internal/safe/pipe_windows.go": "opens and wraps named pipes (the session daemon's), not files",
 	// A sandbox's paths, opened with O_PATH to name them to Landlock.

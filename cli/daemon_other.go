@@ -16,6 +16,8 @@ var errNoSessions = errors.New("sessions (connect) are not supported on this sys
 
 func daemonPid() int { return os.Getpid() }
 
+func signalReady(int) {}
+
 func socketPath(dir string) string { return filepath.Join(dir, "daemon.sock") }
 
 func listenPrivate(sessionPaths) (net.Listener, error) { return nil, errNoSessions }
@@ -29,5 +31,3 @@ func removeSocket(string) error { return nil }
 func dropSocket(string) {}
 
 func (inv *invocation) startDaemon(string, sessionPaths) error { return errNoSessions }
-
-func signalReady(int) {}

@@ -98,18 +98,6 @@ func dropSocket(path string) {
 	}
 }
 
-// signalReady tells the starter (on descriptor fd, when given) that the
-// daemon listens.
-func signalReady(fd int) {
-	if fd <= 0 {
-		return
-	}
-	if f := os.NewFile(uintptr(fd), "ready"); f != nil {
-		f.Write([]byte("ready\n"))
-		f.Close()
-	}
-}
-
 // startDaemon starts the home's daemon, detached: a session of its own
 // (no terminal), stdin from /dev/null, stdout and stderr to the log in
 // the home; it returns once the daemon listens.

@@ -93,18 +93,6 @@ func removeSocket(path string) error {
 // dropSocket has nothing to remove.
 func dropSocket(string) {}
 
-// signalReady tells the starter (on the inherited handle fd, when given)
-// that the daemon listens.
-func signalReady(fd int) {
-	if fd <= 0 {
-		return
-	}
-	if f := os.NewFile(uintptr(fd), "ready"); f != nil {
-		f.Write([]byte("ready\n"))
-		f.Close()
-	}
-}
-
 // startDaemon starts the home's daemon, detached: a process group of its
 // own and no console, stdin from NUL, stdout and stderr to the log in the
 // home; it returns once the daemon listens.
