@@ -122,6 +122,7 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 	stop := inv.spinner("calling " + toolName)
 	var res *protocol.CallToolResult
 	var task *protocol.Task
+	deadline := taskDeadline(tf) // --timeout bounds a task's whole wait
 	if asTask || detach {
 		res, task, err = conn.CallToolTask(ctx, toolName, callArgs, copts)
 	} else {
@@ -134,7 +135,7 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 		if detach {
 			return inv.printTask(t, toolName, task)
 		}
-		res, err = inv.waitTask(ctx, t, conn, toolName, task)
+		res, err = inv.waitTask(ctx, t, conn, toolName, task, deadline, tf.timeout)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -144,6 +145,9 @@ func runCall(ctx context.Context, inv *invocation, args []string) error {
 		var je *protocol.Error
 		if errors.As(err, &je) {
 			f.hints = append(f.hints, "the server answered with an error; check the tool's arguments")
+		}
+		if task != nil && errors.Is(err, context.DeadlineExceeded) {
+			f.hints = append(f.hints, "--timeout bounds the whole wait of a task; tasks/cancel was sent")
 		}
 		return f
 	}

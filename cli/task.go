@@ -80,11 +80,19 @@ func (inv *invocation) printTask(t *target, tool string, task *protocol.Task) er
 	return nil
 }
 
-// waitTask follows a task to its end with its status on stderr; Ctrl-C
-// (ctx) sends tasks/cancel before giving up.
-func (inv *invocation) waitTask(ctx context.Context, t *target, conn *manager.Conn, tool string, task *protocol.Task) (*protocol.CallToolResult, error) {
+// waitTask follows a task to its end with its status on stderr. Ctrl-C
+// (ctx) or, when deadline is set (--timeout), its passing sends
+// tasks/cancel before giving up; a deadline passed is a
+// *protocol.TimeoutError of tools/call that lasted timeout.
+func (inv *invocation) waitTask(ctx context.Context, t *target, conn *manager.Conn, tool string, task *protocol.Task, deadline time.Time, timeout time.Duration) (*protocol.CallToolResult, error) {
+	wctx := ctx
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
 	stop := inv.spinner("task " + task.ID + ": " + task.Status)
-	res, err := conn.WaitTask(ctx, task, func(st *protocol.Task) {
+	res, err := conn.WaitTask(wctx, task, func(st *protocol.Task) {
 		msg := st.Status
 		if st.StatusMessage != "" {
 			msg += ": " + oneLine(st.StatusMessage, 200)
@@ -96,14 +104,27 @@ func (inv *invocation) waitTask(ctx context.Context, t *target, conn *manager.Co
 	})
 	stop()
 	inv.finishProgress()
-	if err != nil && ctx.Err() != nil {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelWait)
-		defer cancel()
-		if cerr := conn.CancelTask(cctx, task.ID); cerr == nil {
-			inv.say("cancelled task %s\n", safe.Sanitize(task.ID))
-		}
+	if err == nil || wctx.Err() == nil {
+		return res, err
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelWait)
+	defer cancel()
+	if cerr := conn.CancelTask(cctx, task.ID); cerr == nil {
+		inv.say("cancelled task %s\n", safe.Sanitize(task.ID))
+	}
+	if ctx.Err() == nil { // the deadline, not Ctrl-C
+		return nil, &protocol.TimeoutError{Method: "tools/call", Timeout: timeout}
 	}
 	return res, err
+}
+
+// taskDeadline is when a task's wait gives up: --timeout from now; zero
+// (no bound but Ctrl-C) without it.
+func taskDeadline(tf *targetFlags) time.Time {
+	if tf.timeout <= 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(tf.timeout)
 }
 
 // runTask is `mcpwire task get|wait|cancel TARGET ID`.
@@ -151,10 +172,16 @@ func runTask(ctx context.Context, inv *invocation, args []string) error {
 		return inv.printTask(t, tool, task)
 	}
 	start := time.Now()
-	res, err := inv.waitTask(ctx, t, conn, tool, task)
+	res, err := inv.waitTask(ctx, t, conn, tool, task, taskDeadline(&r.tf), r.tf.timeout)
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
+		}
+		var te *protocol.TimeoutError
+		if errors.As(err, &te) {
+			f := inv.serverFailure(t, fmt.Errorf("task %s did not end within %s (--timeout): %w", safe.Sanitize(id), te.Timeout, err)).(*failure)
+			f.hints = append(f.hints, "tasks/cancel was sent; without --timeout, task wait waits until the task ends (or Ctrl-C)")
+			return f
 		}
 		return inv.taskFailure(t, err)
 	}
