@@ -142,7 +142,10 @@ type Request struct {
 	Params json.RawMessage // an object or an array, or nil
 	// Parts, when set (a request to send), are the params in pieces,
 	// sent joined in place of Params: a big value goes out as it stands,
-	// never copied into one slice with the rest (Conn.StartParts).
+	// never copied into one slice with the rest (Conn.StartParts). A
+	// Stream's Write may clear its elements once the request is sent
+	// (HTTP's, before a JSON answer is read), so that a big one is not
+	// held with the answer.
 	Parts [][]byte
 }
 

@@ -164,9 +164,13 @@ func (s *Session) rounds(ctx context.Context, rq *request, take func(*jsonrpc.Re
 			cur = &request{}
 			*cur = *rq
 		}
-		// Added when sent, with _meta: a big requestState is copied
-		// once, from the answer into the retry.
+		// Added when sent, with _meta: a big requestState goes out
+		// from the answer it came in. The members hold it now: the
+		// head lets go of it (the call lets go of big members before
+		// they are sent), so that nothing holds it while the next
+		// answer is read.
 		cur.raw, cur.more = base, members
+		h.inputRequests, h.requestState = nil, nil
 	}
 }
 

@@ -596,6 +596,7 @@ func (s *Session) startCall(ctx context.Context, rq *request) (*sessionCall, err
 		return nil, &MethodError{Method: method, Err: err}
 	}
 	sc := &sessionCall{s: s, rq: *rq, ctx: ctx, te: TimeoutError{Method: method, Timeout: timeout}, timeout: timeout}
+	rq.more = nil // handed to the call, which lets a big one go once sent
 	sc.cctx, sc.cancel = context.WithCancelCause(ctx)
 	sc.start = time.Now()
 	if !rq.endless {
@@ -684,15 +685,22 @@ func (sc *sessionCall) send() error {
 			return &MethodError{Method: rq.method, Err: err}
 		}
 	}
-	var p *jsonrpc.Pending
 	size := len(params)
+	for _, b := range parts {
+		size += len(b)
+	}
+	if rq.more != nil && size >= bigRetry {
+		// A big retry (a requestState of megabytes) is not held while
+		// its answer comes, for a -32022 that asks for it in another
+		// revision: the heap holds the answer alone. Let go before it
+		// is sent: over HTTP the answer is read while it is.
+		rq.more, rq.once = nil, true
+	}
+	var p *jsonrpc.Pending
 	if parts != nil {
 		// A big requestState goes out from the answer it came in,
-		// never copied (over stdio).
+		// never copied.
 		p, err = s.conn.StartParts(ctx, rq.method, parts)
-		for _, b := range parts {
-			size += len(b)
-		}
 	} else {
 		p, err = s.conn.StartRaw(ctx, rq.method, params)
 	}
@@ -700,12 +708,6 @@ func (sc *sessionCall) send() error {
 		return sc.fail(err)
 	}
 	sc.pending = p
-	if rq.more != nil && size >= bigRetry {
-		// A big retry (a requestState of megabytes) is not held while
-		// its answer comes, for a -32022 that asks for it in another
-		// revision: the heap holds the answer alone.
-		rq.more, rq.once = nil, true
-	}
 	return nil
 }
 
