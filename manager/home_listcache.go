@@ -1,13 +1,18 @@
 package manager
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -20,7 +25,9 @@ import (
 // cache's, which covers env and header values only hashed) and the
 // revision the client pinned (none: both eras), and holds the era,
 // revision and client capabilities it was listed under; it is used only
-// when the capabilities are the same. The file is 0600, written
+// when the capabilities are the same. A list that is not "public"
+// (cacheScope "private", or none given) is served only under the auth
+// context it was listed under (see authDigest). The file is 0600, written
 // atomically under its lock, read through safe.ReadFile, at most
 // maxListEntries servers and maxCachedTools tools each.
 const ListCacheFile = "list-cache.json"
@@ -35,11 +42,16 @@ const (
 
 // A CachedList is what the list cache holds of one server.
 type CachedList struct {
-	Era      protocol.Era     `json:"era"`
-	Protocol string           `json:"protocol"`
-	Caps     string           `json:"caps"` // the client capabilities it was listed under
-	Saved    time.Time        `json:"saved"`
-	Tools    []*protocol.Tool `json:"tools"`
+	Era      protocol.Era `json:"era"`
+	Protocol string       `json:"protocol"`
+	Caps     string       `json:"caps"` // the client capabilities it was listed under
+	Saved    time.Time    `json:"saved"`
+	// Scope is the list's cacheScope: "public" is served whatever the
+	// credentials; anything else ("private", or none given) only under
+	// the auth context it was listed under, whose keyed digest Auth is.
+	Scope string           `json:"scope,omitempty"`
+	Auth  string           `json:"auth,omitempty"`
+	Tools []*protocol.Tool `json:"tools"`
 }
 
 type listCacheFile struct {
@@ -89,12 +101,15 @@ func (h *Home) CachedTools(spec *Spec, caps string) (*CachedList, bool) {
 	if h == nil || spec == nil {
 		return nil, false
 	}
-	return h.readListCache().lookup(spec, "", caps)
+	return h.readListCache().lookup(h, spec, "", caps)
 }
 
-func (f *listCacheFile) lookup(spec *Spec, pin, caps string) (*CachedList, bool) {
+func (f *listCacheFile) lookup(h *Home, spec *Spec, pin, caps string) (*CachedList, bool) {
 	e := f.Servers[listKey(spec, pin)]
 	if e == nil || e.Caps != caps || !protocol.IsSupported(e.Protocol) || len(e.Tools) > maxCachedTools {
+		return nil, false
+	}
+	if !h.servable(e, spec) {
 		return nil, false
 	}
 	e.Tools = slices.DeleteFunc(e.Tools, func(t *protocol.Tool) bool { return t == nil || t.Name == "" })
@@ -103,14 +118,20 @@ func (f *listCacheFile) lookup(spec *Spec, pin, caps string) (*CachedList, bool)
 
 // storeTools records spec's tool list, listed by a client that pinned
 // pin; failures are ignored (a cache).
-func (h *Home) storeTools(spec *Spec, pin string, era protocol.Era, version, caps string, tools []*protocol.Tool) {
+func (h *Home) storeTools(spec *Spec, pin string, era protocol.Era, version, caps, scope string, tools []*protocol.Tool) {
 	if h == nil || len(tools) > maxCachedTools {
 		return
+	}
+	auth := ""
+	if scope != "public" {
+		if auth = h.authDigest(spec); auth == "" {
+			return // no key to key it by: not cached
+		}
 	}
 	key := listKey(spec, pin)
 	now := time.Now()
 	if old, ok := h.readListCache().Servers[key]; ok && old.Era == era && old.Protocol == version && old.Caps == caps &&
-		now.Sub(old.Saved) < listRefresh && sameTools(old.Tools, tools) {
+		old.Scope == scope && old.Auth == auth && now.Sub(old.Saved) < listRefresh && sameTools(old.Tools, tools) {
 		return // nothing to write
 	}
 	if err := os.MkdirAll(h.dir, 0o700); err != nil {
@@ -122,7 +143,7 @@ func (h *Home) storeTools(spec *Spec, pin string, era protocol.Era, version, cap
 	}
 	defer lock.Unlock()
 	f := h.readListCache()
-	f.Servers[key] = &CachedList{Era: era, Protocol: version, Caps: caps, Saved: now, Tools: tools}
+	f.Servers[key] = &CachedList{Era: era, Protocol: version, Caps: caps, Saved: now, Scope: scope, Auth: auth, Tools: tools}
 	if len(f.Servers) > maxListEntries {
 		keys := make([]string, 0, len(f.Servers))
 		for k := range f.Servers {
@@ -193,7 +214,7 @@ func (m *Manager) CachedLists() []*CachedList {
 	out := make([]*CachedList, len(servers))
 	for i, s := range servers {
 		if s.spec != nil {
-			out[i], _ = f.lookup(s.spec, s.m.opts.ProtocolVersion, s.capsKey())
+			out[i], _ = f.lookup(m.opts.Home, s.spec, s.m.opts.ProtocolVersion, s.capsKey())
 		}
 	}
 	return out
@@ -207,7 +228,7 @@ func (h *Home) CachedToolNames(spec *Spec) []string {
 		return nil
 	}
 	e := h.readListCache().Servers[listKey(spec, "")]
-	if e == nil || len(e.Tools) > maxCachedTools {
+	if e == nil || len(e.Tools) > maxCachedTools || !h.servable(e, spec) {
 		return nil
 	}
 	var out []string
@@ -217,4 +238,52 @@ func (h *Home) CachedToolNames(spec *Spec) []string {
 		}
 	}
 	return out
+}
+
+// servable says whether the cached entry e may be served for spec: a
+// public list always, any other only under the auth context it was
+// listed under (caching.mdx: a private response MUST NOT be shared
+// across authorization contexts).
+func (h *Home) servable(e *CachedList, spec *Spec) bool {
+	if e.Scope == "public" {
+		return true
+	}
+	a := h.authDigest(spec)
+	return a != "" && hmac.Equal([]byte(a), []byte(e.Auth))
+}
+
+// authDigest is the digest of the auth context spec's server is listed
+// under: the values of the headers and environment the definition sends
+// (as expanded), and the identity of its OAuth login (issuer, client,
+// resource, grant, the login itself), not the access token, which a
+// refresh changes. It is an HMAC by the home's approval key, so that the
+// cache file never holds what a short secret could be guessed back from;
+// "" when the key cannot be had (a private list is then not cached).
+func (h *Home) authDigest(spec *Spec) string {
+	key, err := config.LoadKey(h.dir)
+	if err != nil {
+		return ""
+	}
+	ctx := struct {
+		Header, Env                            map[string]string
+		Issuer, Client, Resource, Grant, Login string
+		Assertion                              string
+	}{Header: map[string]string{}, Env: spec.Env}
+	for k, v := range spec.Header {
+		ctx.Header[strings.ToLower(k)] = v
+	}
+	if rec, _, err := h.tokens.Load(spec.Name); err == nil && rec != nil {
+		ctx.Issuer, ctx.Resource, ctx.Grant, ctx.Login, ctx.Assertion = rec.Issuer, rec.Resource, rec.Grant, rec.Login, rec.AssertionFile
+		if rec.Client != nil {
+			ctx.Client = rec.Client.ClientID
+		}
+	}
+	data, err := json.Marshal(ctx) // map keys sorted
+	if err != nil {
+		return ""
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("mcpwire list cache auth\x00"))
+	m.Write(data)
+	return hex.EncodeToString(m.Sum(nil))
 }

@@ -3,12 +3,15 @@ package manager
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpwire/mcpwire/config"
+	"github.com/mcpwire/mcpwire/internal/demo"
 	"github.com/mcpwire/mcpwire/internal/proctest"
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/protocol"
@@ -108,5 +111,65 @@ func TestCachedTools(t *testing.T) {
 	defer m4.Close()
 	if tools, _ := m4.Tools(context.Background()); len(tools) != 0 {
 		t.Errorf("other capabilities: %d cached tools", len(tools))
+	}
+}
+
+// A private tool list (cacheScope "private", as any list without a
+// scope) is served from the list cache only under the auth context it
+// was listed under: after the header value the definition sends changes
+// (a ${TOKEN} of another user), the private entry is not served, by
+// CachedLists (list --cached) nor as cached tools, while a public one
+// still is. The cache file holds no header value, only a keyed digest.
+func TestCachedPrivateListKeyedByAuth(t *testing.T) {
+	priv := httptest.NewServer(demo.NewHTTPHandler(demo.Options{ListCache: "private"}))
+	defer priv.Close()
+	pub := httptest.NewServer(demo.NewHTTPHandler(demo.Options{}))
+	defer pub.Close()
+	home := t.TempDir()
+	write := func(token string) *config.Config {
+		writeFile(t, home, `{"mcpServers": {
+			"priv": {"url": "`+priv.URL+`/mcp", "headers": {"X-Token": "`+token+`"}},
+			"pub": {"url": "`+pub.URL+`/mcp", "headers": {"X-Token": "`+token+`"}}}}`)
+		return loadConfig(t, home)
+	}
+	const secret = "alpha-secret-8271"
+	cfg := write(secret)
+	m, err := New(Options{Config: cfg, Home: openHome(t, home), TrustAll: true, StartupTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustTools(t, m)
+	m.Close()
+	data, err := safe.ReadFile(filepath.Join(home, ListCacheFile), safe.KindCache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), secret) {
+		t.Fatalf("the cache file holds the header's value: %s", data)
+	}
+	cached := func(cfg *config.Config) (lists []*CachedList, privCached int) {
+		m, err := New(Options{Config: cfg, Home: openHome(t, home), TrustAll: true, CachedTools: true, StartupTimeout: 20 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		tools, _ := m.Tools(context.Background())
+		for _, tl := range tools {
+			if tl.Server == "priv" && tl.Cached {
+				privCached++
+			}
+		}
+		return m.CachedLists(), privCached
+	}
+	lists, _ := cached(cfg)
+	if len(lists) != 2 || lists[0] == nil || lists[1] == nil || lists[0].Scope != "private" || lists[0].Auth == "" || lists[1].Scope != "public" {
+		t.Fatalf("same credentials: %+v", lists)
+	}
+	lists, n := cached(write("beta-secret-5519"))
+	if lists[0] != nil || n != 0 {
+		t.Errorf("another header value: the private list is served (%+v, %d cached tools)", lists[0], n)
+	}
+	if lists[1] == nil {
+		t.Errorf("another header value: the public list is not served")
 	}
 }

@@ -304,7 +304,7 @@ func New(opts Options) (*Manager, error) {
 		f := opts.Home.readListCache() // one read for all
 		for _, s := range m.servers {
 			if s.spec != nil && s.state == StateIdle {
-				s.cached, _ = f.lookup(s.spec, opts.ProtocolVersion, s.capsKey())
+				s.cached, _ = f.lookup(opts.Home, s.spec, opts.ProtocolVersion, s.capsKey())
 			}
 		}
 	}

@@ -225,7 +225,7 @@ func BenchmarkCachedFirstTools(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		h.storeTools(spec, "", "modern", "2026-07-28", "roots=false elicit=false", benchTools(12))
+		h.storeTools(spec, "", "modern", "2026-07-28", "roots=false elicit=false", "public", benchTools(12))
 	}
 	ctx := context.Background()
 	for b.Loop() {

@@ -333,7 +333,7 @@ func (s *server) start(done chan struct{}) {
 		return
 	}
 	if conn.Init().Capabilities.Tools != nil {
-		m.opts.Home.storeTools(s.spec, m.opts.ProtocolVersion, conn.Era(), conn.ProtocolVersion(), s.capsKey(), approvedTools(tools, check))
+		m.opts.Home.storeTools(s.spec, m.opts.ProtocolVersion, conn.Era(), conn.ProtocolVersion(), s.capsKey(), conn.CacheHint("tools/list").Scope, approvedTools(tools, check))
 	}
 	if !s.started(conn, tools, check) {
 		// Closed while starting (Update removed it): nobody would

@@ -130,8 +130,11 @@ func (s *session) save(store *Store, name string, reg *ClientRegistration, tok *
 // record is what a flow without a browser saves.
 func (s *session) record(reg *ClientRegistration, tok *Token, scopes []string, grant string, now time.Time) *Record {
 	return &Record{Resource: s.resource, Issuer: s.issuer, TokenEndpoint: s.md.TokenEndpoint, RevocationEndpoint: s.md.RevocationEndpoint,
-		Client: reg, Token: tok, Scopes: scopes, Grant: grant, UpdatedAt: now.UTC()}
+		Client: reg, Token: tok, Scopes: scopes, Grant: grant, UpdatedAt: now.UTC(), Login: newLoginID()}
 }
+
+// newLoginID is a new Record.Login: 128 random bits.
+func newLoginID() string { return rand.Text() }
 
 // nowOf is f's time, or the clock's when f is nil.
 func nowOf(f func() time.Time) time.Time {

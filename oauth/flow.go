@@ -325,6 +325,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Token, error) {
 			Scopes:             scopes,
 			Grant:              "authorization_code",
 			UpdatedAt:          now.UTC(),
+			Login:              newLoginID(),
 		}
 		if err := opts.Store.Save(opts.ServerName, nr); err != nil {
 			return tok, fmt.Errorf("login: %w", err)

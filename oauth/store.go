@@ -29,6 +29,10 @@ type Record struct {
 	// (WorkloadIdentity): read again to get a new token when it expires.
 	AssertionFile string    `json:"assertion_file,omitempty"`
 	UpdatedAt     time.Time `json:"updated_at,omitzero"`
+	// Login names the login that got the record (random, set by each
+	// login, kept by refreshes): what is cached for the login's user
+	// (a private list) is not served after another login.
+	Login string `json:"login,omitempty"`
 }
 
 // Status is the authentication state of a server, as `mcpwire list` shows it.
