@@ -125,7 +125,9 @@ func (inv *invocation) targetOf(home string, s *config.Server) (*target, error) 
 	if err != nil {
 		inv.say("warning: %s\n", safe.Sanitize(err.Error()))
 	}
-	spec = manager.WithSandbox(spec, s, defaults, inv.env.Environ())
+	if spec, err = manager.WithSandbox(spec, s, defaults, inv.env.Environ()); err != nil {
+		return nil, &failure{code: ExitConfig, server: name, phase: manager.PhaseConfig, err: err}
+	}
 	return &target{spec: spec, server: s, home: home, approvals: ap, digest: digest, stop: func() {}}, nil
 }
 

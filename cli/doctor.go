@@ -244,7 +244,10 @@ func (inv *invocation) doctorConfigured(ctx context.Context, tf *targetFlags, ho
 	spec := &manager.Spec{Name: s.Name, Transport: s.Type, Command: s.Command, Args: s.Args, URL: s.URL}
 	if def.Status == manager.CheckOK || def.Status == manager.CheckWarn {
 		if sp, err := manager.SpecFromConfig(s); err == nil {
-			spec = inv.sandboxed(sp, s, home)
+			spec, err = inv.sandboxed(sp, s, home)
+			if err != nil { // a default's sandbox path: never run it looser
+				def.Status, def.Detail, def.Hint = manager.CheckFail, err.Error(), "set the variable, or give a default: ${VAR:-default}"
+			}
 		}
 	}
 	return inv.diagnose(ctx, tf, spec, def, home, s, spin)
@@ -254,7 +257,7 @@ func (inv *invocation) doctorConfigured(ctx context.Context, tf *targetFlags, ho
 // defaults, as every command that runs it: doctor must not run a
 // sandboxed server unconfined. A defaults object that cannot be read
 // stands for the strictest sandbox (config.Approvals.Defaults).
-func (inv *invocation) sandboxed(spec *manager.Spec, s *config.Server, home string) *manager.Spec {
+func (inv *invocation) sandboxed(spec *manager.Spec, s *config.Server, home string) (*manager.Spec, error) {
 	var d config.Defaults
 	if ap, err := config.OpenApprovals(home); err == nil {
 		d, _ = ap.Defaults()

@@ -52,7 +52,8 @@ func newSandboxJSON(spec *manager.Spec) *sandboxJSON {
 // sandboxOf is how a configured server's definition runs contained
 // under the home's defaults d.
 func (inv *invocation) sandboxOf(s *config.Server, d config.Defaults) *sandboxJSON {
-	return newSandboxJSON(manager.WithSandbox(&manager.Spec{}, s, d, inv.env.Environ()))
+	spec, _ := manager.WithSandbox(&manager.Spec{}, s, d, inv.env.Environ()) // running it says the error
+	return newSandboxJSON(spec)
 }
 
 // sandboxLine is a sandbox for people, on one line, each layer with

@@ -100,3 +100,26 @@ func expandPaths(field string, paths []string, exp func(field, v string) string,
 	}
 	return out
 }
+
+// ExpandPaths expands the read and write paths of sb, a sandbox of the
+// home's defaults (setting names it: "defaults.sandbox" or
+// "defaults.projectSandbox"), for server as a definition's are expanded:
+// ${VAR} from lookup, then a leading ~ to $HOME; relative paths stay
+// relative. A reference that cannot be expanded is an *ExpandError
+// naming the setting and the variable, never a value.
+func (sb *Sandbox) ExpandPaths(server, setting string, lookup func(string) (string, bool)) (read, write []string, err error) {
+	if lookup == nil {
+		lookup = func(string) (string, bool) { return "", false }
+	}
+	exp := func(field, v string) string {
+		out, p := expandString(v, lookup)
+		if p != nil && err == nil {
+			err = &ExpandError{Server: server, Field: field, Var: p.name, Msg: p.msg}
+		}
+		return out
+	}
+	home := func() string { h, _ := lookup("HOME"); return h }
+	read = expandPaths(setting+".read", sb.Read, exp, home)
+	write = expandPaths(setting+".write", sb.Write, exp, home)
+	return read, write, err
+}

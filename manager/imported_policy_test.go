@@ -15,7 +15,7 @@ func TestImportedPolicies(t *testing.T) {
 		ProjectSandbox: &config.Sandbox{Network: config.NetworkNone, Read: []string{"/only"}}}
 	imported := &config.Server{Name: "s", Type: config.TypeStdio, Scope: config.ScopeUser,
 		ImportedFrom: "/repo/.cursor/mcp.json", Sandbox: &config.Sandbox{Off: true}, Pin: config.PinOff}
-	layers, _ := sandboxLayers(imported, d, []string{"HOME=/h"})
+	layers, _, _ := sandboxLayers(imported, d, []string{"HOME=/h"})
 	if len(layers) != 1 || layers[0].Network != config.NetworkNone || len(layers[0].Read) != 1 {
 		t.Fatalf("an imported project definition's sandbox layers: %+v", layers)
 	}
@@ -24,7 +24,7 @@ func TestImportedPolicies(t *testing.T) {
 	}
 	own := *imported
 	own.ImportedFrom = ""
-	if layers, _ := sandboxLayers(&own, d, nil); len(layers) != 0 {
+	if layers, _, _ := sandboxLayers(&own, d, nil); len(layers) != 0 {
 		t.Fatalf("the user's own sandbox false still sandboxed: %+v", layers)
 	}
 	if p, _ := PinPolicy(&own, "", ""); p != config.PinOff {

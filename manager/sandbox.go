@@ -35,12 +35,14 @@ func SandboxSupport() string { return transport.SandboxSupport() }
 // own definition replaces the default (its "sandbox": false lifts it); a
 // project's only adds a layer, so it can tighten the user's default,
 // never loosen it.
-// from says where each layer comes from (Spec.SandboxFrom).
-func sandboxLayers(def *config.Server, d config.Defaults, environ []string) (out []*transport.Sandbox, from []string) {
+// from says where each layer comes from (Spec.SandboxFrom). A default's
+// paths are expanded as a definition's (${VAR}, ~); a reference that
+// cannot be expanded is an *config.ExpandError naming the setting, and
+// the layer is kept with what could be expanded.
+func sandboxLayers(def *config.Server, d config.Defaults, environ []string) (out []*transport.Sandbox, from []string, err error) {
 	if def.Type != config.TypeStdio {
-		return nil, nil
+		return nil, nil, nil
 	}
-	home := envValue(environ, "HOME")
 	outer, outerFrom := d.Sandbox, "defaults.sandbox"
 	if def.ProjectText() && d.ProjectSandbox != nil {
 		outer, outerFrom = d.ProjectSandbox, "defaults.projectSandbox"
@@ -50,7 +52,8 @@ func sandboxLayers(def *config.Server, d config.Defaults, environ []string) (out
 		outer = nil // the user's own file says
 	}
 	if outer != nil && !outer.Off {
-		read, write := tildes(outer.Read, home), tildes(outer.Write, home)
+		var read, write []string
+		read, write, err = outer.ExpandPaths(def.Name, outerFrom, envLookup(environ))
 		if def.ProjectText() {
 			base := projectFolder(def)
 			read, write = anchored(read, base), anchored(write, base)
@@ -63,7 +66,7 @@ func sandboxLayers(def *config.Server, d config.Defaults, environ []string) (out
 			Read: def.Expanded.SandboxRead, Write: def.Expanded.SandboxWrite})
 		from = append(from, "definition")
 	}
-	return out, from
+	return out, from, err
 }
 
 // projectFolder is the folder a relative path of the home's default
@@ -95,41 +98,34 @@ func anchored(paths []string, base string) []string {
 	return out
 }
 
-// tildes expands a leading ~ to home.
-func tildes(paths []string, home string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		if p == "~" || strings.HasPrefix(p, "~/") {
-			p = home + p[1:]
-		}
-		out[i] = p
-	}
-	return out
-}
-
-// envValue is the value of key in environ ("" when unset); nil environ
-// is this process's.
-func envValue(environ []string, key string) string {
+// envLookup looks a variable up in environ (the last setting wins);
+// nil environ is this process's.
+func envLookup(environ []string) func(string) (string, bool) {
 	if environ == nil {
-		return os.Getenv(key)
+		return os.LookupEnv
 	}
-	for i := len(environ) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(environ[i], key+"="); ok {
-			return v
+	return func(key string) (string, bool) {
+		for i := len(environ) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(environ[i], key+"="); ok {
+				return v, true
+			}
 		}
+		return "", false
 	}
-	return ""
 }
 
 // WithSandbox returns spec with the sandboxes of def under the home's
 // defaults d (see the sandbox member of a definition); environ gives
-// $HOME for the defaults' ~.
-func WithSandbox(spec *Spec, def *config.Server, d config.Defaults, environ []string) *Spec {
+// the defaults' ${VAR} and $HOME for their ~ (nil: this process's). An
+// error (*config.ExpandError) says a default's path cannot be expanded:
+// the server must not run; spec still shows its layers.
+func WithSandbox(spec *Spec, def *config.Server, d config.Defaults, environ []string) (*Spec, error) {
 	if spec == nil {
-		return nil
+		return nil, nil
 	}
-	spec.Sandbox, spec.SandboxFrom = sandboxLayers(def, d, environ)
-	return spec
+	var err error
+	spec.Sandbox, spec.SandboxFrom, err = sandboxLayers(def, d, environ)
+	return spec, err
 }
 
 // sandboxDenials are what a program says when the kernel denied it

@@ -114,3 +114,70 @@ for p in sys.argv[1:]:
 		t.Errorf("the server's cwd, a folder the default does not name, was written: %v", err)
 	}
 }
+
+// TestDefaultsExpandVariables: the home's default sandbox expands
+// ${VAR} in its paths as a definition does: the folder the variable
+// names is writable, another is not; an unset variable refuses the
+// server with an error naming the setting, never runs it looser.
+func TestDefaultsExpandVariables(t *testing.T) {
+	proctest.Check(t)
+	if abi, err := procgroup.LandlockABI(); abi < 4 {
+		if peers.InCI() {
+			t.Fatalf("Landlock ABI %d (%v): CI runs the sandbox tests", abi, err)
+		}
+		t.Skipf("Landlock ABI %d (%v)", abi, err)
+	}
+	home, out, victim := t.TempDir(), t.TempDir(), t.TempDir()
+	settings := `{"defaults": {"sandbox": {"network": "none", "write": ["${MCPWIRE_TEST_OUT}/box"]}}}`
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(out, "box"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const prog = `import sys
+for p in sys.argv[1:]:
+    try:
+        open(p, "w").write("x")
+    except Exception as e:
+        print(p, e, file=sys.stderr)
+`
+	entry, _ := json.Marshal(map[string]any{"command": "/usr/bin/python3", "cwd": victim,
+		"args": []string{"-c", prog, filepath.Join(out, "box", "written"), filepath.Join(victim, "planted")}})
+	if err := os.WriteFile(filepath.Join(home, ".mcp.json"), []byte(`{"mcpServers": {"u": `+string(entry)+`}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := func(environ []string) *Manager {
+		m, err := New(Options{Config: loadConfig(t, home), Home: openHome(t, home), TrustAll: true, Environ: environ, StartupTimeout: 20 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		return m
+	}
+	m := start(append(os.Environ(), "MCPWIRE_TEST_OUT="+out))
+	m.Tools(context.Background()) // starts it; it exits without speaking MCP
+	waitFor(t, "the server's start to fail", func() bool { return state(t, m, "u").State == StateFailed })
+	if st := state(t, m, "u"); !st.Sandboxed {
+		t.Fatalf("the server is not sandboxed: %+v", st)
+	}
+	if _, err := os.Stat(filepath.Join(out, "box", "written")); err != nil {
+		t.Errorf("the folder the default names through ${MCPWIRE_TEST_OUT} was not written: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(victim, "planted")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a folder the default does not name was written: %v", err)
+	}
+
+	var environ []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MCPWIRE_TEST_OUT=") {
+			environ = append(environ, kv)
+		}
+	}
+	m = start(environ)
+	st := state(t, m, "u")
+	var ee *config.ExpandError
+	if st.State != StateFailed || !errors.As(st.Err, &ee) || ee.Field != "defaults.sandbox.write[0]" || ee.Var != "MCPWIRE_TEST_OUT" {
+		t.Fatalf("an unset variable in a default's path does not refuse the server naming the setting: %+v", st)
+	}
+}

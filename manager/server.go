@@ -118,7 +118,10 @@ func (m *Manager) newServer(def *config.Server, approvals *config.Approvals) *se
 		if err != nil {
 			s.state, s.phase, s.err = StateFailed, PhaseConfig, err
 		}
-		s.spec = WithSandbox(spec, def, m.defaults, m.opts.Environ)
+		s.spec, err = WithSandbox(spec, def, m.defaults, m.opts.Environ)
+		if err != nil && s.state == StateIdle {
+			s.state, s.phase, s.err = StateFailed, PhaseConfig, err
+		}
 	}
 	if s.spec != nil && m.needsLogin(def) {
 		s.state, s.phase, s.err = StateNeedsLogin, PhaseAuth, &LoginRequiredError{Reason: "no usable token"}
