@@ -3,6 +3,8 @@ package manager
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -614,5 +616,37 @@ func TestEraCacheLockHeld(t *testing.T) {
 	}
 	if h := cache.Lookup(spec); h != nil {
 		t.Errorf("cached %+v without the lock", h)
+	}
+}
+
+// TestEraCacheKeyedByHome: the cache's definition digest is an HMAC by the
+// home's approval key, so the file holds nothing a short secret in the
+// definition's env could be guessed back from by hashing candidates: the
+// same definition has another key in another home, and neither is the
+// plain sha256 of what it runs.
+func TestEraCacheKeyedByHome(t *testing.T) {
+	spec := &Spec{Name: "s", Transport: "stdio", Command: "srv", Env: map[string]string{"TOKEN": "1234"}}
+	keys := func(home string) string {
+		cache := openHome(t, home).EraCache()
+		cache.Store(spec, protocol.EraLegacy, "2025-11-25")
+		if h := cache.Lookup(spec); h == nil || h.Era != protocol.EraLegacy {
+			t.Fatalf("not cached: %+v", h)
+		}
+		data, err := os.ReadFile(filepath.Join(home, EraCacheFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	a, b := keys(t.TempDir()), keys(t.TempDir())
+	plain := sha256.New()
+	_ = json.NewEncoder(plain).Encode([]any{spec.Transport, spec.Command, spec.Args, spec.Env, spec.Dir, spec.URL, []string{}})
+	guess := hex.EncodeToString(plain.Sum(nil))
+	if strings.Contains(a, guess) || strings.Contains(b, guess) {
+		t.Errorf("the cache holds the plain digest of the definition:\n%s", a)
+	}
+	ka, kb := a[strings.Index(a, "def:"):][:68], b[strings.Index(b, "def:"):][:68]
+	if ka == kb {
+		t.Errorf("two homes key the same definition alike: %s", ka)
 	}
 }

@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpwire/mcpwire/config"
 	"github.com/mcpwire/mcpwire/internal/safe"
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -32,11 +34,13 @@ const maxEraEntries = 512
 // modern one is asked for its revision first. The session detects the
 // era afresh when the cached one proves wrong, and the cache learns the
 // new one. The file is <home>/era-cache.json, written atomically under a
-// lock; it holds no secrets (the digests cover header and env values
-// only hashed). A nil *EraCache remembers nothing; Home.EraCache gives
+// lock; it holds no secrets: the definition's digest is an HMAC keyed by
+// the home's approval key, so that a short secret in its env or args
+// cannot be guessed back from the file. A nil *EraCache remembers nothing; Home.EraCache gives
 // the home's.
 type EraCache struct {
 	path string
+	home string // whose approval key keys the digests
 }
 
 // eraFile is the cache file's content.
@@ -53,10 +57,26 @@ type eraRecord struct {
 	Seen     int64        `json:"seen"` // Unix seconds
 }
 
-// eraKeys are the cache keys of spec: its definition's digest first, then
-// (HTTP) its origin.
-func eraKeys(spec *Spec) []string {
-	h := sha256.New()
+// eraKeys are the cache keys of spec: its definition's digest first (an
+// HMAC by key; none when key is nil), then (HTTP) its origin.
+func eraKeys(key []byte, spec *Spec) []string {
+	var keys []string
+	if key != nil {
+		keys = append(keys, "def:"+defDigest(key, spec))
+	}
+	if spec.Transport != "stdio" {
+		if u, err := url.Parse(spec.URL); err == nil && u.Host != "" {
+			keys = append(keys, "origin:"+strings.ToLower(u.Scheme)+"://"+strings.ToLower(u.Host))
+		}
+	}
+	return keys
+}
+
+// defDigest is the hex HMAC-SHA-256, by key, of what spec runs: its
+// transport, command, args, env, folder, URL and header names.
+func defDigest(key []byte, spec *Spec) string {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte("mcpwire definition cache key\x00"))
 	enc := json.NewEncoder(h)
 	headerNames := make([]string, 0, len(spec.Header))
 	for k := range spec.Header {
@@ -64,13 +84,18 @@ func eraKeys(spec *Spec) []string {
 	}
 	sort.Strings(headerNames)
 	_ = enc.Encode([]any{spec.Transport, spec.Command, spec.Args, spec.Env, spec.Dir, spec.URL, headerNames})
-	keys := []string{"def:" + hex.EncodeToString(h.Sum(nil))}
-	if spec.Transport != "stdio" {
-		if u, err := url.Parse(spec.URL); err == nil && u.Host != "" {
-			keys = append(keys, "origin:"+strings.ToLower(u.Scheme)+"://"+strings.ToLower(u.Host))
-		}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// cacheKey is the home's approval key, which keys the caches' digests;
+// nil when it cannot be read or made (nothing is then cached by
+// definition).
+func cacheKey(home string) []byte {
+	key, err := config.LoadKey(home)
+	if err != nil {
+		return nil
 	}
-	return keys
+	return key
 }
 
 // read reads the cache file; a missing or unreadable one is empty.
@@ -93,7 +118,7 @@ func (c *EraCache) Lookup(spec *Spec) *protocol.EraHint {
 		return nil
 	}
 	f := c.read()
-	for _, k := range eraKeys(spec) {
+	for _, k := range eraKeys(cacheKey(c.home), spec) {
 		r, ok := f.Servers[k]
 		if ok && (r.Era == protocol.EraLegacy || r.Era == protocol.EraModern) && protocol.IsSupported(r.Protocol) && protocol.EraOf(r.Protocol) == r.Era {
 			return &protocol.EraHint{Era: r.Era, Version: r.Protocol}
@@ -112,7 +137,7 @@ func (c *EraCache) Store(spec *Spec, era protocol.Era, version string) {
 	if c == nil {
 		return
 	}
-	keys := eraKeys(spec)
+	keys := eraKeys(cacheKey(c.home), spec)
 	f := c.read()
 	fresh := true
 	for _, k := range keys {
@@ -138,7 +163,7 @@ func (c *EraCache) Forget(spec *Spec) {
 		return
 	}
 	c.update(func(f *eraFile) {
-		for _, k := range eraKeys(spec) {
+		for _, k := range eraKeys(cacheKey(c.home), spec) {
 			delete(f.Servers, k)
 		}
 	})

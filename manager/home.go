@@ -39,7 +39,7 @@ func OpenHome(dir string) (*Home, error) {
 		return nil, fmt.Errorf("manager: home folder %s: %v", dir, err)
 	}
 	h := &Home{dir: abs, tokens: oauth.NewStore(abs)}
-	h.eras = &EraCache{path: h.path(EraCacheFile)}
+	h.eras = &EraCache{path: h.path(EraCacheFile), home: abs}
 	return h, nil
 }
 

@@ -82,12 +82,17 @@ func (h *Home) readListCache() *listCacheFile {
 // listKey is the cache key of spec's server listed by a client that
 // pinned the revision pin ("": none, both eras spoken); spec's own
 // protocolVersion, when set, is the pin. A list taken under another
-// revision is not served.
-func listKey(spec *Spec, pin string) string {
+// revision is not served. "" when the home has no key to key it by:
+// nothing is then cached.
+func (h *Home) listKey(spec *Spec, pin string) string {
 	if spec.ProtocolVersion != "" {
 		pin = spec.ProtocolVersion
 	}
-	k := eraKeys(spec)[0]
+	key := cacheKey(h.dir)
+	if key == nil {
+		return ""
+	}
+	k := "def:" + defDigest(key, spec)
 	if pin != "" {
 		k += " protocol:" + pin
 	}
@@ -105,8 +110,9 @@ func (h *Home) CachedTools(spec *Spec, caps string) (*CachedList, bool) {
 }
 
 func (f *listCacheFile) lookup(h *Home, spec *Spec, pin, caps string) (*CachedList, bool) {
-	e := f.Servers[listKey(spec, pin)]
-	if e == nil || e.Caps != caps || !protocol.IsSupported(e.Protocol) || len(e.Tools) > maxCachedTools {
+	k := h.listKey(spec, pin)
+	e := f.Servers[k]
+	if k == "" || e == nil || e.Caps != caps || !protocol.IsSupported(e.Protocol) || len(e.Tools) > maxCachedTools {
 		return nil, false
 	}
 	if !h.servable(e, spec) {
@@ -128,7 +134,10 @@ func (h *Home) storeTools(spec *Spec, pin string, era protocol.Era, version, cap
 			return // no key to key it by: not cached
 		}
 	}
-	key := listKey(spec, pin)
+	key := h.listKey(spec, pin)
+	if key == "" {
+		return
+	}
 	now := time.Now()
 	if old, ok := h.readListCache().Servers[key]; ok && old.Era == era && old.Protocol == version && old.Caps == caps &&
 		old.Scope == scope && old.Auth == auth && now.Sub(old.Saved) < listRefresh && sameTools(old.Tools, tools) {
@@ -227,8 +236,9 @@ func (h *Home) CachedToolNames(spec *Spec) []string {
 	if h == nil || spec == nil {
 		return nil
 	}
-	e := h.readListCache().Servers[listKey(spec, "")]
-	if e == nil || len(e.Tools) > maxCachedTools || !h.servable(e, spec) {
+	k := h.listKey(spec, "")
+	e := h.readListCache().Servers[k]
+	if k == "" || e == nil || len(e.Tools) > maxCachedTools || !h.servable(e, spec) {
 		return nil
 	}
 	var out []string
