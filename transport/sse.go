@@ -5,11 +5,12 @@ import (
 	"bytes"
 	"io"
 	"iter"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpwire/mcpwire/jsonrpc/jsonscan"
 )
 
 // An Event is one dispatched server-sent event, as the WHATWG event-stream
@@ -223,7 +224,7 @@ func (s *eventScanner) readLine() ([]byte, error) {
 // lineChunk is the size beyond which a line is kept as a list of chunks
 // and joined once at its end, so that a long line costs two copies of
 // itself at most instead of the many copies of a growing buffer (see
-// collectAfter).
+// jsonscan.DropChunks).
 const lineChunk = 64 << 10
 
 func (s *eventScanner) add(b []byte) {
@@ -278,21 +279,9 @@ func (s *eventScanner) joined() []byte {
 	if s.sized {
 		s.line, s.sized = nil, false // the hinted slice was too small
 	}
-	if n >= collectAfter {
-		// The chunks are garbage now, but the collection the join's
-		// allocation started saw them live: without one more, they stay
-		// in the heap while the event is decoded, a third copy at peak.
-		runtime.GC()
-	}
+	jsonscan.DropChunks(n)
 	return out
 }
-
-// collectAfter is the length from which a line joined from chunks is
-// followed by a collection, so that the chunks are gone before the line
-// is decoded (about 2x the line at peak, not 3x). It costs one collection
-// per such line: the first long line of a stream, or one longer than the
-// last, never a line read into the slice sized for it.
-const collectAfter = 1 << 20
 
 // next returns the next dispatched event, or io.EOF at the end.
 func (s *eventScanner) next() (rawEvent, error) {

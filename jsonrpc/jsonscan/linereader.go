@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/metrics"
 )
 
 // lineBufSize is the size of a LineReader's buffer: lines shorter than this
@@ -271,21 +272,35 @@ func (lr *LineReader) joinChunks(terminated bool) []byte {
 	// first.
 	line := bytes.Join(cs, nil)
 	clear(cs)
-	if len(line) >= collectAfter {
-		// The chunks are garbage now, but the collection the join's
-		// allocation started saw them live: without one more, they stay
-		// in the heap while the line is decoded, a third copy at peak.
-		runtime.GC()
-	}
+	DropChunks(len(line))
 	return line
 }
 
-// collectAfter is the length from which a line joined from chunks is
-// followed by a collection, so that the chunks are gone before the line
-// is decoded (about 2x the line at peak, not 3x). It costs one collection
-// per such line: the first long line of a connection, or one longer than
-// the last, never a line read into the slice sized for it.
+// collectAfter is the length from which a line joined from chunks may be
+// followed by a collection (see DropChunks).
 const collectAfter = 1 << 20
+
+// DropChunks is called after n bytes were joined from chunks that are now
+// garbage. The collection that the join's allocation started saw them
+// live, so without another they stay in the heap while the line is
+// decoded: a third copy at peak. For a line of 1 MiB or more that is at
+// least an eighth of the live heap, it runs one collection, so the peak
+// is about 2x the line, not 3x. In a process whose heap is far larger
+// than the line (an agent holding much else), the chunks are a small
+// part of its peak and a forced collection of that heap would cost more
+// than it saves, so none runs. It costs one collection per such line:
+// the first long line of a stream, or one longer than the last.
+func DropChunks(n int) {
+	if n < collectAfter {
+		return
+	}
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	if v := sample[0].Value; v.Kind() == metrics.KindUint64 && v.Uint64() > 8*uint64(n) {
+		return
+	}
+	runtime.GC()
+}
 
 // read reads into p once, and turns an impossible count into an error.
 func (lr *LineReader) read(p []byte) (int, error) {
