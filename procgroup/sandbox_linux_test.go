@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -143,5 +145,55 @@ func TestSandboxDenies(t *testing.T) {
 	}
 	if got := runProbe(t, box, "write", filepath.Join(allowed, "in.txt")); got != "ok" {
 		t.Errorf("contained write inside the write list: %q", got)
+	}
+}
+
+// TestSandboxHoldsOnEveryStart: every one of many contained starts runs
+// confined (no_new_privs set, a write outside the list denied), while
+// this process keeps the cores busy. The launcher's restrictions belong
+// to one thread, and a launcher that let its goroutine move to another
+// thread before the exec started the command unconfined now and then
+// (TestProjectCannotMoveTheDefaultsFolder failed so in CI); the busier
+// the machine, the likelier the move.
+func TestSandboxHoldsOnEveryStart(t *testing.T) {
+	if abi, err := LandlockABI(); abi < 1 {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Landlock ABI %d (%v): CI runs the sandbox tests", abi, err)
+		}
+		t.Skipf("Landlock ABI %d (%v)", abi, err)
+	}
+	stop := make(chan struct{})
+	var busy sync.WaitGroup
+	for range 2 * runtime.NumCPU() {
+		busy.Add(1)
+		go func() {
+			defer busy.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	defer func() { close(stop); busy.Wait() }()
+	self, _ := os.Executable()
+	outside := t.TempDir()
+	box := &Sandbox{Network: NetworkAny, Read: SystemRead, Write: SystemDevices}
+	// The shell reads its own status (a builtin: /proc/self is the
+	// launcher's pid, which the exec keeps).
+	const script = `while read -r l; do case $l in NoNewPrivs*) echo $l;; esac; done < /proc/self/status
+(echo x > "$1/f") 2>/dev/null && echo written; exit 0`
+	for i := range 150 {
+		cmd := exec.Command("/bin/sh", "-c", script, "sh", outside)
+		if err := Contain(cmd, self, box); err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.CombinedOutput()
+		got := strings.Join(strings.Fields(string(out)), " ")
+		if err != nil || got != "NoNewPrivs: 1" {
+			t.Fatalf("start %d ran unconfined: %q %v", i, got, err)
+		}
 	}
 }
