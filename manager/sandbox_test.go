@@ -21,12 +21,7 @@ import (
 // list, lists, writes and reads files of its root.
 func TestSandboxedFilesystemServer(t *testing.T) {
 	proctest.Check(t)
-	if abi, err := procgroup.LandlockABI(); abi < 4 {
-		if peers.InCI() {
-			t.Fatalf("Landlock ABI %d (%v): CI runs the sandbox tests", abi, err)
-		}
-		t.Skipf("Landlock ABI %d (%v)", abi, err)
-	}
+	needLandlockNet(t)
 	argv := peers.Filesystem(t, "ROOT")
 	home, root := t.TempDir(), t.TempDir()
 	argv[len(argv)-1] = root
@@ -70,12 +65,7 @@ func TestSandboxedFilesystemServer(t *testing.T) {
 // server, python writing a file in each, is held by the kernel.
 func TestProjectCannotMoveTheDefaultsFolder(t *testing.T) {
 	proctest.Check(t)
-	if abi, err := procgroup.LandlockABI(); abi < 4 {
-		if peers.InCI() {
-			t.Fatalf("Landlock ABI %d (%v): CI runs the sandbox tests", abi, err)
-		}
-		t.Skipf("Landlock ABI %d (%v)", abi, err)
-	}
+	needLandlockNet(t)
 	home := t.TempDir()
 	proj, victim := filepath.Join(home, "project"), t.TempDir()
 	if err := os.Mkdir(proj, 0o700); err != nil {
@@ -85,15 +75,8 @@ func TestProjectCannotMoveTheDefaultsFolder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(settings), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	const prog = `import sys
-for p in sys.argv[1:]:
-    try:
-        open(p, "w").write("x")
-    except Exception as e:
-        print(p, e, file=sys.stderr)
-`
 	entry, _ := json.Marshal(map[string]any{"command": "/usr/bin/python3", "cwd": victim,
-		"args": []string{"-c", prog, "planted", filepath.Join(proj, "written")}})
+		"args": []string{"-c", writeEach, "planted", filepath.Join(proj, "written")}})
 	if err := os.WriteFile(filepath.Join(proj, ".mcp.json"), []byte(`{"mcpServers": {"p": `+string(entry)+`}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -121,12 +104,7 @@ for p in sys.argv[1:]:
 // server with an error naming the setting, never runs it looser.
 func TestDefaultsExpandVariables(t *testing.T) {
 	proctest.Check(t)
-	if abi, err := procgroup.LandlockABI(); abi < 4 {
-		if peers.InCI() {
-			t.Fatalf("Landlock ABI %d (%v): CI runs the sandbox tests", abi, err)
-		}
-		t.Skipf("Landlock ABI %d (%v)", abi, err)
-	}
+	needLandlockNet(t)
 	home, out, victim := t.TempDir(), t.TempDir(), t.TempDir()
 	settings := `{"defaults": {"sandbox": {"network": "none", "write": ["${MCPWIRE_TEST_OUT}/box"]}}}`
 	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(settings), 0o600); err != nil {
@@ -135,15 +113,8 @@ func TestDefaultsExpandVariables(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(out, "box"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	const prog = `import sys
-for p in sys.argv[1:]:
-    try:
-        open(p, "w").write("x")
-    except Exception as e:
-        print(p, e, file=sys.stderr)
-`
 	entry, _ := json.Marshal(map[string]any{"command": "/usr/bin/python3", "cwd": victim,
-		"args": []string{"-c", prog, filepath.Join(out, "box", "written"), filepath.Join(victim, "planted")}})
+		"args": []string{"-c", writeEach, filepath.Join(out, "box", "written"), filepath.Join(victim, "planted")}})
 	if err := os.WriteFile(filepath.Join(home, ".mcp.json"), []byte(`{"mcpServers": {"u": `+string(entry)+`}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -181,3 +152,25 @@ for p in sys.argv[1:]:
 		t.Fatalf("an unset variable in a default's path does not refuse the server naming the setting: %+v", st)
 	}
 }
+
+// needLandlockNet skips a test (fails it in CI) on a kernel without
+// Landlock's network rules (ABI 4).
+func needLandlockNet(t *testing.T) {
+	t.Helper()
+	if abi, err := procgroup.LandlockABI(); abi < 4 {
+		if peers.InCI() {
+			t.Fatalf("Landlock ABI %d (%v): CI runs the sandbox tests", abi, err)
+		}
+		t.Skipf("Landlock ABI %d (%v)", abi, err)
+	}
+}
+
+// writeEach is a Python program that writes each path it is given,
+// printing the error of each it cannot.
+const writeEach = `import sys
+for p in sys.argv[1:]:
+    try:
+        open(p, "w").write("x")
+    except Exception as e:
+        print(p, e, file=sys.stderr)
+`
