@@ -161,9 +161,47 @@ func TestSDKLegacyTasks(t *testing.T) {
 
 // A task CallTool follows without having asked for it is cancelled with
 // tasks/cancel when the call's time is over (Options.MaxTimeout) and
-// when its context ends: the demo logs each tasks/cancel it gets.
+// when its context ends: the demo logs each tasks/cancel it gets. Each
+// case has a session of its own: a status of the first case's task that
+// comes late would otherwise end the second call's context before its
+// task exists.
 func TestFollowedTaskCancelled(t *testing.T) {
 	proctest.Check(t)
+	args := map[string]any{"ms": 60000, "poll": 20}
+	t.Run("past MaxTimeout", func(t *testing.T) {
+		s, cancels, _ := followedTaskSession(t)
+		_, err := s.CallTool(context.Background(), "slow-task", args, nil)
+		var te *protocol.TimeoutError
+		if !errors.As(err, &te) {
+			t.Fatalf("a task past MaxTimeout: %v, want a *TimeoutError", err)
+		}
+		waitTaskCancel(t, cancels)
+	})
+	t.Run("context ended", func(t *testing.T) {
+		// Cancelled once the task runs: its first status came.
+		s, cancels, statuses := followedTaskSession(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			select {
+			case <-statuses:
+			case <-time.After(time.Minute):
+			}
+			cancel()
+		}()
+		_, err := s.CallTool(ctx, "slow-task", args, nil)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("a task whose context ended: %v", err)
+		}
+		waitTaskCancel(t, cancels)
+	})
+}
+
+// followedTaskSession starts a modern demo serving tasks, with a channel
+// that gets a value for each tasks/cancel the demo logs and one that gets
+// a value when a notifications/tasks came.
+func followedTaskSession(t *testing.T) (*protocol.Session, <-chan struct{}, <-chan struct{}) {
+	t.Helper()
 	pr, pw := io.Pipe()
 	cancels := make(chan struct{}, 10)
 	go func() {
@@ -189,39 +227,15 @@ func TestFollowedTaskCancelled(t *testing.T) {
 		},
 	}
 	s, _ := demoSessionLogged(t, opts, pw, "--tasks", "--era", "modern", "--verbose")
-	waitCancel := func(what string) {
-		t.Helper()
-		select {
-		case <-cancels:
-		case <-time.After(time.Minute):
-			t.Fatalf("%s: no tasks/cancel reached the server", what)
-		}
-	}
-	args := map[string]any{"ms": 60000, "poll": 20}
-	_, err := s.CallTool(context.Background(), "slow-task", args, nil)
-	var te *protocol.TimeoutError
-	if !errors.As(err, &te) {
-		t.Fatalf("a task past MaxTimeout: %v, want a *TimeoutError", err)
-	}
-	waitCancel("past MaxTimeout")
+	return s, cancels, statuses
+}
 
-	// Cancelled once the task runs: its first status came.
+// waitTaskCancel waits for the demo to log a tasks/cancel.
+func waitTaskCancel(t *testing.T, cancels <-chan struct{}) {
+	t.Helper()
 	select {
-	case <-statuses:
-	default:
+	case <-cancels:
+	case <-time.After(time.Minute):
+		t.Fatal("no tasks/cancel reached the server")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-statuses:
-		case <-time.After(time.Minute):
-		}
-		cancel()
-	}()
-	_, err = s.CallTool(ctx, "slow-task", args, nil)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("a task whose context ended: %v", err)
-	}
-	waitCancel("context ended")
 }
