@@ -74,6 +74,7 @@ func runProxy(ctx context.Context, inv *invocation, args []string) error {
 	pt := &proxyTarget{inv: inv, t: t, tf: &tf, fwd: fwd, listen: pf.listen != ""}
 	fwd.ClientOptions(&pt.popts)
 	fwd.SetDial(pt.dial)
+	fwd.SetRetire(pt.retire)
 	defer pt.close()
 	sopts = fwd.Options(sopts)
 	live := sopts.Instructions
@@ -118,15 +119,17 @@ type proxyTarget struct {
 	ctx    context.Context
 	cancel context.CancelFunc // ends the proxy (its target's session ended)
 
-	mu   sync.Mutex
-	conn *manager.Conn // the current connection, nil before the first
-	err  error         // the last connection's failure while none was made
-	gate *proxyGate    // nil: nothing pinned (made at the first connection)
+	mu    sync.Mutex
+	conn  *manager.Conn                       // the current connection, nil before the first
+	err   error                               // the last connection's failure while none was made
+	gate  *proxyGate                          // nil: nothing pinned (made at the first connection)
+	olds  map[*protocol.Session]*manager.Conn // replaced, still serving requests
+	ended sync.WaitGroup                      // the closing of replaced connections
 }
 
 // dial is the forwarder's Dial: it connects the target declaring caps
-// (in the proxy's lifetime, not the host's request's) and closes the
-// connection it replaces.
+// (in the proxy's lifetime, not the host's request's); the connection
+// it replaces is closed when the forwarder retires it (retire).
 func (pt *proxyTarget) dial(_ context.Context, caps json.RawMessage) (*protocol.Session, error) {
 	opts := pt.popts
 	opts.Declare = caps
@@ -144,6 +147,12 @@ func (pt *proxyTarget) dial(_ context.Context, caps json.RawMessage) (*protocol.
 		return nil, err
 	}
 	pt.conn, pt.err = conn, nil
+	if old != nil {
+		if pt.olds == nil {
+			pt.olds = map[*protocol.Session]*manager.Conn{}
+		}
+		pt.olds[old.Session] = old
+	}
 	g := pt.gate
 	if g == nil {
 		g = newProxyGate(pt.t) // connect checked the pinned surface
@@ -155,10 +164,26 @@ func (pt *proxyTarget) dial(_ context.Context, caps json.RawMessage) (*protocol.
 		pt.fwd.SetGate(g)
 	}
 	go pt.watch(conn)
-	if old != nil {
-		old.Close()
-	}
 	return conn.Session, nil
+}
+
+// retire is the forwarder's: it closes a replaced connection that no
+// request of a host uses any longer, in the background (a stdio server
+// is given its grace to exit), before the proxy ends.
+func (pt *proxyTarget) retire(s *protocol.Session) {
+	pt.mu.Lock()
+	old := pt.olds[s]
+	delete(pt.olds, s)
+	if old != nil {
+		pt.ended.Add(1)
+	}
+	pt.mu.Unlock()
+	if old != nil {
+		go func() {
+			defer pt.ended.Done()
+			old.Close()
+		}()
+	}
 }
 
 // watch ends the proxy when conn, still the current connection, ends.
@@ -189,11 +214,23 @@ func (pt *proxyTarget) pinGate() *proxyGate {
 	return pt.gate
 }
 
-// close closes the current connection.
+// close closes the current connection and those replaced, and waits
+// for the ones retired before.
 func (pt *proxyTarget) close() {
-	if conn, _ := pt.current(); conn != nil {
-		conn.Close()
+	pt.mu.Lock()
+	conns := make([]*manager.Conn, 0, len(pt.olds)+1)
+	for _, c := range pt.olds {
+		conns = append(conns, c)
 	}
+	pt.olds = nil
+	if pt.conn != nil {
+		conns = append(conns, pt.conn)
+	}
+	pt.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+	}
+	pt.ended.Wait()
 }
 
 // targetEnded says why the proxy ended when its target did.

@@ -40,9 +40,11 @@ type Forwarder struct {
 	// before one is not cached after it.
 	toolsGen int
 
-	dial     Dial          // nil: Attach gives the target
-	dialing  chan struct{} // held by the one dial running
-	declared ClientCaps    // what the target was connected declaring (with dial)
+	dial     Dial                      // nil: Attach gives the target
+	dialing  chan struct{}             // held by the one dial running
+	declared ClientCaps                // what the target was connected declaring (with dial)
+	retire   func(*protocol.Session)   // a replaced target no request uses (SetRetire)
+	uses     map[*protocol.Session]int // the requests using each target (forward_retire.go)
 
 	// A host's roots changed: the target is told, once for the
 	// notifications that come while it is (rootsChanged).
@@ -76,17 +78,19 @@ func NewForwarder() *Forwarder {
 	f := &Forwarder{hosts: map[*Session]Peer{}, ready: make(chan struct{}), relay: NewInputRelay()}
 	f.subs = NewSubscriptions(Upstream{
 		Subscribe: func(ctx context.Context, uri string) error {
-			t, err := f.session(ctx)
+			t, release, err := f.acquire(ctx)
 			if err != nil {
 				return err
 			}
+			defer release()
 			return t.Subscribe(ctx, uri)
 		},
 		Unsubscribe: func(ctx context.Context, uri string) error {
-			t, err := f.session(ctx)
+			t, release, err := f.acquire(ctx)
 			if err != nil {
 				return err
 			}
+			defer release()
 			return t.Unsubscribe(ctx, uri)
 		},
 	})
@@ -319,10 +323,11 @@ func (fs *forwardSession) Serve(ctx context.Context, p Peer, req *jsonrpc.Reques
 			return nil, hostError(err)
 		}
 	}
-	t, err := fs.f.session(ctx)
+	t, release, err := fs.f.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	ctx = fs.f.carry(ctx, t, fs.s)
 	g := fs.f.toolGate()
 	if err := gateCall(g, req); err != nil {

@@ -20,7 +20,9 @@ import (
 
 // A Dial connects the forwarder's target declaring caps (a capabilities
 // object, for protocol.Options.Declare). Its session replaces the one
-// before, which the Dial's owner closes.
+// before for every request from then on; the one before keeps serving
+// the requests that took it, and the Dial's owner closes it when the
+// forwarder hands it to the function of SetRetire.
 type Dial func(ctx context.Context, caps json.RawMessage) (*protocol.Session, error)
 
 // SetDial has the forwarder connect its target itself, lazily, declaring
@@ -61,10 +63,14 @@ func (f *Forwarder) hello(ctx context.Context, caps ClientCaps) error {
 	f.target, f.declared = t, want
 	f.tools = nil
 	f.toolsGen++
+	idle := old != nil && f.uses[old] == 0
 	f.mu.Unlock()
 	if old == nil {
 		close(f.ready)
 		return nil
+	}
+	if idle {
+		f.retired(old)
 	}
 	f.reconnected(t)
 	return nil

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -352,4 +354,140 @@ func FuzzUnionCaps(f *testing.F) {
 			t.Fatalf("the union %s grows with %s", MustJSON(u), MustJSON(a))
 		}
 	})
+}
+
+// holdTarget is a capsTarget of era whose tool "hold" tells entered
+// that it runs, then answers "held" once hold is closed.
+func holdTarget(era string, entered chan<- struct{}, hold <-chan struct{}) *Server {
+	return New(Options{Era: era, Capabilities: func() map[string]any { return map[string]any{"tools": map[string]any{}} },
+		NewSession: func(s *Session) Handler {
+			return &holdHandler{capsHandler: capsHandler{s: s}, entered: entered, hold: hold}
+		}})
+}
+
+// A holdHandler is a session of a holdTarget.
+type holdHandler struct {
+	capsHandler
+	entered chan<- struct{}
+	hold    <-chan struct{}
+}
+
+// Serve answers "hold" once hold is closed, the rest as capsHandler.
+func (h *holdHandler) Serve(ctx context.Context, p Peer, req *jsonrpc.Request) (any, error) {
+	var in struct{ Name string }
+	_ = json.Unmarshal(req.Params, &in)
+	if req.Method != "tools/call" || in.Name != "hold" {
+		return h.capsHandler.Serve(ctx, p, req)
+	}
+	h.entered <- struct{}{}
+	select {
+	case <-h.hold:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return map[string]any{"content": []any{map[string]any{"type": "text", "text": "held"}}}, nil
+}
+
+// TestForwarderRetiresWhenIdle: a legacy target connected again for a
+// host that declares more is retired (handed to SetRetire's function,
+// which closes it) only once no request uses it: a call running on it
+// when a later host connects ends with its answer, then it is retired;
+// one that no request uses is retired as it is replaced.
+func TestForwarderRetiresWhenIdle(t *testing.T) {
+	entered, hold := make(chan struct{}, 1), make(chan struct{})
+	target := holdTarget(EraLegacy, entered, hold)
+	f := NewForwarder()
+	var popts protocol.Options
+	f.ClientOptions(&popts)
+	var mu sync.Mutex
+	var dialed []*protocol.Session
+	f.SetDial(func(ctx context.Context, caps json.RawMessage) (*protocol.Session, error) {
+		o := popts
+		o.Declare = caps
+		s, err := protocol.Connect(ctx, onPipes(t, target), &o)
+		if err == nil {
+			t.Cleanup(func() { s.Close() })
+			mu.Lock()
+			dialed = append(dialed, s)
+			mu.Unlock()
+		}
+		return s, err
+	})
+	retired := make(chan *protocol.Session, 4)
+	f.SetRetire(func(s *protocol.Session) {
+		retired <- s
+		s.Close()
+	})
+	cp := &capsProxy{srv: New(f.Options(Options{}))}
+	dialedN := func(i int) *protocol.Session {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(dialed) <= i {
+			t.Fatalf("%d connections to the target, want more than %d", len(dialed), i)
+		}
+		return dialed[i]
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	first := newCapsHost(t, cp, false, `{}`)
+	got := make(chan error, 1)
+	go func() {
+		text, err := first.call("hold", "")
+		if err == nil && text != "held" {
+			err = fmt.Errorf("answered %q, want held", text)
+		}
+		got <- err
+	}()
+	select { // the call runs on the first connection
+	case <-entered:
+	case err := <-got:
+		t.Fatalf("the held call ended before it ran: %v", err)
+	case <-ctx.Done():
+		t.Fatal("the held call never reached the target")
+	}
+	sampler := newCapsHost(t, cp, false, `{"sampling":{}}`)
+	if s := sampler.seen(""); s != `{"sampling":{}}` {
+		t.Fatalf("the second host's call: the target saw %s", s)
+	}
+	select {
+	case s := <-retired:
+		t.Fatalf("a connection was retired while a call ran on it (the first: %v)", s == dialedN(0))
+	default:
+	}
+	close(hold)
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("the call running when the target was connected again: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the call running when the target was connected again never ended")
+	}
+	select {
+	case s := <-retired:
+		if s != dialedN(0) {
+			t.Fatal("the connection retired is not the one replaced")
+		}
+	case <-ctx.Done():
+		t.Fatal("the replaced connection was never retired after its last call")
+	}
+
+	newCapsHost(t, cp, false, `{"sampling":{},"elicitation":{}}`)
+	select {
+	case s := <-retired:
+		if s != dialedN(1) {
+			t.Fatal("the connection retired is not the one replaced")
+		}
+	case <-ctx.Done():
+		t.Fatal("a connection no request used was not retired as it was replaced")
+	}
+	if text, err := first.call("caps", ""); err != nil || !strings.Contains(text, "elicitation") {
+		t.Errorf("a call after two connections: %q, %v; want the third's capabilities", text, err)
+	}
+	select {
+	case <-retired:
+		t.Error("the current connection was retired")
+	default:
+	}
 }
