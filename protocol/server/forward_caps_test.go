@@ -464,24 +464,19 @@ func TestForwarderRetiresWhenIdle(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the call running when the target was connected again never ended")
 	}
-	select {
-	case s := <-retired:
-		if s != dialedN(0) {
-			t.Fatal("the connection retired is not the one replaced")
+	wantRetired := func(i int, never string) {
+		select {
+		case s := <-retired:
+			if s != dialedN(i) {
+				t.Fatal("the connection retired is not the one replaced")
+			}
+		case <-ctx.Done():
+			t.Fatal(never)
 		}
-	case <-ctx.Done():
-		t.Fatal("the replaced connection was never retired after its last call")
 	}
-
+	wantRetired(0, "the replaced connection was never retired after its last call")
 	newCapsHost(t, cp, false, `{"sampling":{},"elicitation":{}}`)
-	select {
-	case s := <-retired:
-		if s != dialedN(1) {
-			t.Fatal("the connection retired is not the one replaced")
-		}
-	case <-ctx.Done():
-		t.Fatal("a connection no request used was not retired as it was replaced")
-	}
+	wantRetired(1, "a connection no request used was not retired as it was replaced")
 	if text, err := first.call("caps", ""); err != nil || !strings.Contains(text, "elicitation") {
 		t.Errorf("a call after two connections: %q, %v; want the third's capabilities", text, err)
 	}
