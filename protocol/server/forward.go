@@ -75,22 +75,22 @@ func (f *Forwarder) serverInfo(in *protocol.InitializeResult) json.RawMessage {
 
 // NewForwarder returns a Forwarder without a target yet.
 func NewForwarder() *Forwarder {
-	f := &Forwarder{hosts: map[*Session]Peer{}, ready: make(chan struct{}), relay: NewInputRelay()}
+	f := &Forwarder{hosts: map[*Session]Peer{}, uses: map[*protocol.Session]int{}, ready: make(chan struct{}), relay: NewInputRelay()}
 	f.subs = NewSubscriptions(Upstream{
 		Subscribe: func(ctx context.Context, uri string) error {
-			t, release, err := f.acquire(ctx)
+			t, err := f.acquire(ctx)
 			if err != nil {
 				return err
 			}
-			defer release()
+			defer f.release(t)
 			return t.Subscribe(ctx, uri)
 		},
 		Unsubscribe: func(ctx context.Context, uri string) error {
-			t, release, err := f.acquire(ctx)
+			t, err := f.acquire(ctx)
 			if err != nil {
 				return err
 			}
-			defer release()
+			defer f.release(t)
 			return t.Unsubscribe(ctx, uri)
 		},
 	})
@@ -126,17 +126,6 @@ func (f *Forwarder) Attach(target *protocol.Session) {
 	f.target = target
 	f.mu.Unlock()
 	close(f.ready)
-}
-
-func (f *Forwarder) session(ctx context.Context) (*protocol.Session, error) {
-	select {
-	case <-f.ready:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.target, nil
 }
 
 // ClientOptions sets, in opts, what the target's session needs to reach
@@ -267,8 +256,12 @@ func (f *Forwarder) Options(base Options) Options {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		t, err := f.session(ctx)
-		if err != nil || t == nil {
+		t, err := f.acquire(ctx)
+		if err != nil {
+			return &protocol.InitializeResult{}
+		}
+		defer f.release(t)
+		if t == nil {
 			return &protocol.InitializeResult{}
 		}
 		return t.Init()
@@ -323,11 +316,11 @@ func (fs *forwardSession) Serve(ctx context.Context, p Peer, req *jsonrpc.Reques
 			return nil, hostError(err)
 		}
 	}
-	t, release, err := fs.f.acquire(ctx)
+	t, err := fs.f.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	defer fs.f.release(t)
 	ctx = fs.f.carry(ctx, t, fs.s)
 	g := fs.f.toolGate()
 	if err := gateCall(g, req); err != nil {

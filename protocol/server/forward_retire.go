@@ -23,22 +23,18 @@ func (f *Forwarder) SetRetire(retire func(*protocol.Session)) {
 	f.retire = retire
 }
 
-// acquire is the target a request is served by, kept from being retired
-// until release is called (once).
-func (f *Forwarder) acquire(ctx context.Context) (t *protocol.Session, release func(), err error) {
+// acquire is the target a request is served by (once there is one),
+// kept from being retired until f.release(t) is called, once.
+func (f *Forwarder) acquire(ctx context.Context) (*protocol.Session, error) {
 	select {
 	case <-f.ready:
 	case <-ctx.Done():
-		return nil, nil, ctx.Err()
+		return nil, ctx.Err()
 	}
 	f.mu.Lock()
-	t = f.target
-	if f.uses == nil {
-		f.uses = map[*protocol.Session]int{}
-	}
-	f.uses[t]++
-	f.mu.Unlock()
-	return t, func() { f.release(t) }, nil
+	defer f.mu.Unlock()
+	f.uses[f.target]++
+	return f.target, nil
 }
 
 // release ends one request's use of t, and retires t when that was the

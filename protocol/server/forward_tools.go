@@ -12,11 +12,11 @@ import (
 // not change it. A forwarder's ToolGate is not applied (a session's
 // daemon has none).
 func (f *Forwarder) Tools(ctx context.Context) ([]*protocol.Tool, error) {
-	t, release, err := f.acquire(ctx)
+	t, err := f.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	defer f.release(t)
 	return f.cachedTools(ctx, t)
 }
 
