@@ -45,6 +45,7 @@ type Forwarder struct {
 	declared ClientCaps                // what the target was connected declaring (with dial)
 	retire   func(*protocol.Session)   // a replaced target no request uses (SetRetire)
 	uses     map[*protocol.Session]int // the requests using each target (forward_retire.go)
+	draining []*protocol.Session       // replaced targets that requests still use, oldest first
 
 	// A host's roots changed: the target is told, once for the
 	// notifications that come while it is (rootsChanged).

@@ -63,15 +63,16 @@ func (f *Forwarder) hello(ctx context.Context, caps ClientCaps) error {
 	f.target, f.declared = t, want
 	f.tools = nil
 	f.toolsGen++
-	idle := old != nil && f.uses[old] == 0
+	var retire *protocol.Session
+	if old != nil {
+		retire = f.replacedLocked(old)
+	}
 	f.mu.Unlock()
 	if old == nil {
 		close(f.ready)
 		return nil
 	}
-	if idle {
-		f.retired(old)
-	}
+	f.retired(retire)
 	f.reconnected(t)
 	return nil
 }

@@ -388,6 +388,54 @@ func (h *holdHandler) Serve(ctx context.Context, p Peer, req *jsonrpc.Request) (
 	return map[string]any{"content": []any{map[string]any{"type": "text", "text": "held"}}}, nil
 }
 
+// A retireProxy is a forwarder in front of a holdTarget whose dial
+// keeps each connection it makes and whose retire function hands each
+// connection retired to retired, then closes it.
+type retireProxy struct {
+	*capsProxy
+	t       *testing.T
+	retired chan *protocol.Session
+
+	mu     sync.Mutex
+	dialed []*protocol.Session
+}
+
+func newRetireProxy(t *testing.T, entered chan<- struct{}, hold <-chan struct{}) *retireProxy {
+	target := holdTarget(EraLegacy, entered, hold)
+	f := NewForwarder()
+	var popts protocol.Options
+	f.ClientOptions(&popts)
+	rp := &retireProxy{t: t, retired: make(chan *protocol.Session, 2*maxDraining+4)}
+	f.SetDial(func(ctx context.Context, caps json.RawMessage) (*protocol.Session, error) {
+		o := popts
+		o.Declare = caps
+		s, err := protocol.Connect(ctx, onPipes(t, target), &o)
+		if err == nil {
+			t.Cleanup(func() { s.Close() })
+			rp.mu.Lock()
+			rp.dialed = append(rp.dialed, s)
+			rp.mu.Unlock()
+		}
+		return s, err
+	})
+	f.SetRetire(func(s *protocol.Session) {
+		rp.retired <- s
+		s.Close()
+	})
+	rp.capsProxy = &capsProxy{srv: New(f.Options(Options{}))}
+	return rp
+}
+
+// dialedN is the connection the proxy made i-th (from 0).
+func (rp *retireProxy) dialedN(i int) *protocol.Session {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if len(rp.dialed) <= i {
+		rp.t.Fatalf("%d connections to the target, want more than %d", len(rp.dialed), i)
+	}
+	return rp.dialed[i]
+}
+
 // TestForwarderRetiresWhenIdle: a legacy target connected again for a
 // host that declares more is retired (handed to SetRetire's function,
 // which closes it) only once no request uses it: a call running on it
@@ -395,38 +443,8 @@ func (h *holdHandler) Serve(ctx context.Context, p Peer, req *jsonrpc.Request) (
 // one that no request uses is retired as it is replaced.
 func TestForwarderRetiresWhenIdle(t *testing.T) {
 	entered, hold := make(chan struct{}, 1), make(chan struct{})
-	target := holdTarget(EraLegacy, entered, hold)
-	f := NewForwarder()
-	var popts protocol.Options
-	f.ClientOptions(&popts)
-	var mu sync.Mutex
-	var dialed []*protocol.Session
-	f.SetDial(func(ctx context.Context, caps json.RawMessage) (*protocol.Session, error) {
-		o := popts
-		o.Declare = caps
-		s, err := protocol.Connect(ctx, onPipes(t, target), &o)
-		if err == nil {
-			t.Cleanup(func() { s.Close() })
-			mu.Lock()
-			dialed = append(dialed, s)
-			mu.Unlock()
-		}
-		return s, err
-	})
-	retired := make(chan *protocol.Session, 4)
-	f.SetRetire(func(s *protocol.Session) {
-		retired <- s
-		s.Close()
-	})
-	cp := &capsProxy{srv: New(f.Options(Options{}))}
-	dialedN := func(i int) *protocol.Session {
-		mu.Lock()
-		defer mu.Unlock()
-		if len(dialed) <= i {
-			t.Fatalf("%d connections to the target, want more than %d", len(dialed), i)
-		}
-		return dialed[i]
-	}
+	rp := newRetireProxy(t, entered, hold)
+	cp, retired, dialedN := rp.capsProxy, rp.retired, rp.dialedN
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -482,6 +500,74 @@ func TestForwarderRetiresWhenIdle(t *testing.T) {
 	}
 	select {
 	case <-retired:
+		t.Error("the current connection was retired")
+	default:
+	}
+}
+
+// TestForwarderBoundsDraining: hosts that each declare something new
+// while a call of theirs runs keep at most maxDraining replaced
+// connections waiting for their calls; past that the oldest is retired
+// at once, its call failing, and the others still answer.
+func TestForwarderBoundsDraining(t *testing.T) {
+	entered, hold := make(chan struct{}, maxDraining+2), make(chan struct{})
+	rp := newRetireProxy(t, entered, hold)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	results := make([]chan error, maxDraining+2)
+	for i := range results {
+		h := newCapsHost(t, rp.capsProxy, false, fmt.Sprintf(`{"extensions":{"x%d":{}}}`, i))
+		results[i] = make(chan error, 1)
+		go func(got chan<- error) {
+			_, err := h.call("hold", "")
+			got <- err
+		}(results[i])
+		select { // host i's call runs on connection i
+		case <-entered:
+		case err := <-results[i]:
+			t.Fatalf("host %d's call ended before it ran: %v", i, err)
+		case <-ctx.Done():
+			t.Fatalf("host %d's call never reached the target", i)
+		}
+	}
+	// Connections 0..maxDraining were replaced with calls running: the
+	// oldest went past the bound.
+	select {
+	case s := <-rp.retired:
+		if s != rp.dialedN(0) {
+			t.Fatal("the connection retired past the bound is not the oldest")
+		}
+	case <-ctx.Done():
+		t.Fatalf("%d replaced connections with calls running, none retired", maxDraining+1)
+	}
+	select {
+	case err := <-results[0]:
+		if err == nil {
+			t.Error("the call on the connection retired past the bound was answered")
+		}
+	case <-ctx.Done():
+		t.Fatal("the call on the connection retired past the bound never ended")
+	}
+	close(hold)
+	for i := 1; i < len(results); i++ {
+		select {
+		case err := <-results[i]:
+			if err != nil {
+				t.Errorf("host %d's call: %v", i, err)
+			}
+		case <-ctx.Done():
+			t.Fatalf("host %d's call never ended", i)
+		}
+	}
+	for n := 0; n < maxDraining; n++ {
+		select {
+		case <-rp.retired:
+		case <-ctx.Done():
+			t.Fatalf("%d of the %d connections that drained were retired", n, maxDraining)
+		}
+	}
+	select {
+	case <-rp.retired:
 		t.Error("the current connection was retired")
 	default:
 	}
