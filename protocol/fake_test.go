@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -42,6 +43,7 @@ type fakeServer struct {
 	seq   int
 	calls map[string]chan *wire // the fake's own requests, by id
 	notes chan *wire            // notifications from the client
+	reqs  chan *wire            // the client's requests, in the order read
 	done  chan struct{}         // closed when the test ends
 	wg    sync.WaitGroup
 }
@@ -102,7 +104,7 @@ func connectFake(t *testing.T, f *fakeServer, opts *Options) *Session {
 func newFake(t *testing.T, h func(f *fakeServer, m *wire) (any, error)) *fakeServer {
 	c1, c2 := net.Pipe()
 	f := &fakeServer{t: t, conn: c2, client: c1, handle: h, calls: map[string]chan *wire{},
-		notes: make(chan *wire, 10000), done: make(chan struct{})}
+		notes: make(chan *wire, 10000), reqs: make(chan *wire, 10000), done: make(chan struct{})}
 	f.wg.Add(1)
 	go f.read()
 	t.Cleanup(func() {
@@ -136,6 +138,10 @@ func (f *fakeServer) read() {
 		case m.Method != "" && m.ID == nil:
 			f.notes <- m
 		case m.Method != "":
+			select { // in the order read, before any answer (readTool)
+			case f.reqs <- m:
+			default:
+			}
 			f.wg.Add(1)
 			go func() {
 				defer f.wg.Done()
@@ -231,5 +237,58 @@ func (f *fakeServer) waitNote(t *testing.T, method string) *wire {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("no %s from the client", method)
 		return nil
+	}
+}
+
+// readTool is the tools/call of tool that the fake has read, nil if none,
+// with the requests read before it let go. Call it once the answer to a
+// later request has come: requests are read in the order sent, so one
+// that was sent before it has been read.
+func (f *fakeServer) readTool(tool string) *wire {
+	for {
+		select {
+		case m := <-f.reqs:
+			var p struct{ Name string }
+			if m.Method == "tools/call" && json.Unmarshal(m.Params, &p) == nil && p.Name == tool {
+				return m
+			}
+		default:
+			return nil
+		}
+	}
+}
+
+// timedOut runs call, a call of the tool "sleep" that must time out
+// (its server never answers it), with timeouts from 30 ms up, doubling,
+// until its request was sent before its timeout ended it, and returns
+// the client's notifications/cancelled for it. Under load the deadline
+// can pass before the request is written; then nothing was sent, and
+// rightly nothing is cancelled. start makes a fake and a session for a
+// timeout; the session's echo must answer (the barrier readTool needs).
+func timedOut(t *testing.T, start func(d time.Duration) (*Session, *fakeServer), call func(s *Session, d time.Duration) error) *wire {
+	t.Helper()
+	for d := 30 * time.Millisecond; ; d *= 2 {
+		s, f := start(d)
+		if err := call(s, d); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("the call with a timeout of %v: got %v", d, err)
+		}
+		res, err := s.CallTool(context.Background(), "echo", nil, &CallOptions{Timeout: time.Minute})
+		if err != nil || len(res.Content) != 1 || res.Content[0].Text != "ok" {
+			t.Fatalf("the call after the one that timed out: %+v, %v", res, err)
+		}
+		if m := f.readTool("sleep"); m != nil {
+			n := f.waitNote(t, "notifications/cancelled")
+			var p struct {
+				RequestID json.RawMessage `json:"requestId"`
+			}
+			if json.Unmarshal(n.Params, &p) != nil || string(p.RequestID) != string(m.ID) {
+				t.Errorf("cancelled %s, want the request %s", n.Params, m.ID)
+			}
+			return n
+		}
+		if d > 30*time.Second {
+			t.Fatalf("the call was never sent before its timeout (the last %v)", d)
+		}
+		t.Logf("%v passed before the call was sent: again, twice as long", d)
 	}
 }

@@ -357,36 +357,36 @@ func TestPaginationLoop(t *testing.T) {
 	}
 }
 
+// TestTimeoutSendsCancelled: the session's timeout (Options.Timeout)
+// ends a call with a TimeoutError and notifications/cancelled saying it
+// timed out; the session goes on (timedOut's echo).
 func TestTimeoutSendsCancelled(t *testing.T) {
-	s, f := startFake(t, allCaps, func(f *fakeServer, m *wire) (any, error) {
-		var p struct {
-			Name string `json:"name"`
+	n := timedOut(t, func(d time.Duration) (*Session, *fakeServer) {
+		return startFake(t, allCaps, func(f *fakeServer, m *wire) (any, error) {
+			var p struct {
+				Name string `json:"name"`
+			}
+			json.Unmarshal(m.Params, &p)
+			if p.Name == "sleep" {
+				<-f.done
+				return nil, noAnswer
+			}
+			return json.RawMessage(`{"content":[{"type":"text","text":"ok"}]}`), nil
+		}, &Options{Timeout: d, StartTimeout: time.Minute}) // the call's timeout, not the start's
+	}, func(s *Session, _ time.Duration) error {
+		_, err := s.CallTool(context.Background(), "sleep", nil, nil)
+		var te *TimeoutError
+		if !errors.As(err, &te) || te.Method != "tools/call" {
+			t.Fatalf("got %v, want a TimeoutError", err)
 		}
-		json.Unmarshal(m.Params, &p)
-		if p.Name == "sleep" {
-			<-f.done
-			return nil, noAnswer
-		}
-		return json.RawMessage(`{"content":[{"type":"text","text":"ok"}]}`), nil
-	}, &Options{Timeout: 50 * time.Millisecond})
-	_, err := s.CallTool(context.Background(), "sleep", nil, nil)
-	var te *TimeoutError
-	if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) || te.Method != "tools/call" {
-		t.Fatalf("got %v, want a TimeoutError", err)
-	}
-	n := f.waitNote(t, "notifications/cancelled")
+		return err
+	})
 	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-		Reason    string          `json:"reason"`
+		Reason string `json:"reason"`
 	}
 	json.Unmarshal(n.Params, &p)
-	// ids: 1 initialize, 2 the sleeping call.
-	if string(p.RequestID) != "2" || !strings.Contains(p.Reason, "timed out") {
-		t.Errorf("cancelled %s", n.Params)
-	}
-	res, err := s.CallTool(context.Background(), "echo", map[string]string{"a": "b"}, nil)
-	if err != nil || len(res.Content) != 1 || res.Content[0].Text != "ok" {
-		t.Fatalf("next call: %+v, %v", res, err)
+	if !strings.Contains(p.Reason, "timed out") {
+		t.Errorf("cancelled %s, want a reason saying it timed out", n.Params)
 	}
 }
 
