@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -88,13 +89,27 @@ func foldedNames(data []byte) bool {
 	if folded(data) {
 		return true
 	}
-	var page struct {
-		Tools []json.RawMessage `json:"tools"`
+	// Every array given as the tools, not only the last: encoding/json
+	// decodes a repeated one into the elements of the one before, so a
+	// name it folded there still shows.
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
 	}
-	_ = json.Unmarshal(data, &page)
-	for _, tl := range page.Tools {
-		if folded(tl) {
-			return true
+	for dec.More() {
+		key, err := dec.Token()
+		var value json.RawMessage
+		if err != nil || dec.Decode(&value) != nil {
+			return false
+		}
+		var tools []json.RawMessage
+		if key != "tools" || json.Unmarshal(value, &tools) != nil {
+			continue
+		}
+		for _, tl := range tools {
+			if folded(tl) {
+				return true
+			}
 		}
 	}
 	return false
