@@ -19,10 +19,12 @@
 #   7. every benchmark once (-benchtime=1x -short: the big-result sizes
 #      only up to 1 MiB): each still runs (figures: scripts/bench.sh)
 #   8. every fuzz target (func FuzzXxx in a _test.go), one at a time, briefly:
-#      30s for jsonrpc's FuzzDecodeMessage, 10s for the others
+#      15s for jsonrpc's FuzzDecodeMessage, 5s for the others (70 targets:
+#      about 8 minutes, so CI stays under 20; longer runs are for a
+#      developer's machine, e.g. FUZZTIME=60s)
 #   9. scripts/conformance/run.sh            (ends with "conformance: N passed, M failed")
 #
-# Env: FUZZTIME overrides the 10s (e.g. FUZZTIME=2s for a quick local run);
+# Env: FUZZTIME overrides the 5s (e.g. FUZZTIME=2s for a quick local run);
 # SKIP_FUZZ=1 and SKIP_CONFORMANCE=1 leave those steps out (never in CI).
 set -euo pipefail
 
@@ -150,9 +152,9 @@ if [[ -z "${SKIP_FUZZ:-}" ]]; then
 	echo "fuzz: ${#targets[@]} targets"
 	for t in "${targets[@]}"; do
 		read -r pkg name <<<"$t"
-		time=${FUZZTIME:-10s}
+		time=${FUZZTIME:-5s}
 		if [[ "$pkg" == "github.com/mcpwire/mcpwire/jsonrpc" && "$name" == "FuzzDecodeMessage" ]]; then
-			time=30s
+			time=15s
 		fi
 		step "fuzz $pkg $name for $time"
 		log=$(mktemp)
