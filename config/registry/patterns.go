@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"slices"
 	"strings"
 )
 
@@ -118,9 +117,15 @@ func matchURLVars(template, url string) (vars map[string]string, gaveUp bool) {
 	if !ok {
 		return nil, false
 	}
-	m := &urlMatch{url: rest, lits: lits[1:], names: names, vals: make([]string, len(names)), dead: map[[2]int]bool{}, steps: 1 << 20}
+	m := &urlMatch{url: rest, lits: lits[1:], first: make([]int, len(names)), vals: make([]string, len(names)), dead: map[[2]int]bool{}, steps: 1 << 18}
+	seen := make(map[string]int, len(names))
 	for i, n := range names {
-		m.repeats = m.repeats || slices.Contains(names[:i], n)
+		j, ok := seen[n]
+		if !ok {
+			j, seen[n] = i, i
+		}
+		m.first[i] = j
+		m.repeats = m.repeats || ok
 	}
 	if !m.from(0, 0) {
 		return nil, m.steps <= 0
@@ -136,11 +141,11 @@ func matchURLVars(template, url string) (vars map[string]string, gaveUp bool) {
 type urlMatch struct {
 	url     string
 	lits    []string // lits[k] follows hole k; the last ends the URL
-	names   []string // of each hole
+	first   []int    // of each hole, the first hole of its name
 	vals    []string
 	repeats bool            // a name is of several holes: they must agree
 	dead    map[[2]int]bool // (position, hole) known not to match, when no name repeats
-	steps   int             // left to try: a pathological template gives up
+	steps   int             // ends left to try (each call and each end is one): a pathological template gives up
 }
 
 // from matches hole k and what follows it from url[at:].
@@ -157,6 +162,9 @@ func (m *urlMatch) from(at, k int) bool {
 		}
 	} else {
 		for end := at; end+len(lit) <= len(m.url); end++ {
+			if m.steps--; m.steps <= 0 {
+				return false // gave up: not marked dead, since not tried
+			}
 			if !strings.HasPrefix(m.url[end:], lit) || !m.agrees(k, m.url[at:end]) {
 				continue
 			}
@@ -172,13 +180,10 @@ func (m *urlMatch) from(at, k int) bool {
 	return false
 }
 
-// agrees says whether v may be hole k's value: the same as that of an
-// earlier hole of the same name.
+// agrees says whether v may be hole k's value: the same as that of the
+// first hole of its name, if that is an earlier one. It takes constant
+// time, so that a template of many holes costs no more per step.
 func (m *urlMatch) agrees(k int, v string) bool {
-	for i := range k {
-		if m.names[i] == m.names[k] && m.vals[i] != v {
-			return false
-		}
-	}
-	return true
+	i := m.first[k]
+	return i == k || m.vals[i] == v
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -53,4 +54,47 @@ func FuzzPatterns(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkPatterns(t, s) })
+}
+
+// pathologicalURLTemplates are remote URL templates a hostile registry
+// entry could hold, each with a URL to match against it. When only calls
+// counted as steps, the fuzz input of the first shape took 61 s; with
+// every candidate end counted, but an agreement check that walked every
+// earlier hole, the miss over 5,000 distinct names still took 46 s.
+func pathologicalURLTemplates() []struct{ name, template, url string } {
+	long := strings.Repeat("ab", 4000)
+	var distinct strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&distinct, "{v%d}", i)
+	}
+	return []struct{ name, template, url string }{
+		{"seven holes, two names, over a filled URL", "{00}{0}{0}{0}{0}{0}{0}", strings.Repeat("n.\xb3\x98-", 700)},
+		{"one name seven times, then a missing literal", strings.Repeat("{0}", 7) + "z", long},
+		{"one name 5,000 times", strings.Repeat("{0}", 5000), long},
+		{"5,000 distinct names, then a missing literal", distinct.String() + "z", long},
+		{"a name between literals, then a missing literal", strings.Repeat("{a}b{c}", 50) + "z", long},
+	}
+}
+
+// TestURLVarsGivesUp: a template too ambiguous to match within the bound
+// of steps gives nil and says it gave up, rather than searching on.
+func TestURLVarsGivesUp(t *testing.T) {
+	for _, c := range pathologicalURLTemplates() {
+		vars, gaveUp := matchURLVars(c.template, c.url)
+		if vars != nil || !gaveUp {
+			t.Errorf("%s: %d variables, gave up %v; want nil, gave up", c.name, len(vars), gaveUp)
+		}
+	}
+}
+
+// BenchmarkURLVarsPathological: the worst templates above, each matched
+// once per iteration.
+func BenchmarkURLVarsPathological(b *testing.B) {
+	cases := pathologicalURLTemplates()
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, c := range cases {
+			matchURLVars(c.template, c.url)
+		}
+	}
 }
