@@ -57,7 +57,12 @@ func FuzzRedactURL(f *testing.F) {
 		}
 		u, err := url.Parse(in)
 		if err == nil && u.User != nil {
-			if p, ok := u.User.Password(); ok && len(p) >= 4 && strings.Contains(out, p) && !strings.Contains(u.Host+u.Path+u.Scheme, p) {
+			// The password may also be a part of the rest, as given or
+			// as escaped ("//:0000@\x80000" has the host "%80000").
+			anon := *u
+			anon.User = nil
+			if p, ok := u.User.Password(); ok && len(p) >= 4 && strings.Contains(out, p) &&
+				!strings.Contains(u.Host+u.Path+u.Scheme, p) && !strings.Contains(RedactURL(anon.String()), p) {
 				t.Fatalf("RedactURL(%q) = %q shows the password", in, out)
 			}
 		}
